@@ -1,0 +1,120 @@
+/// \file device/gemm.cuh
+/// \brief tgemm::device::gemm<Policy>(): one thread block's tile of C, callable from any kernel.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "../policy.cuh"
+#include "../types.cuh"
+#include "async_copy.cuh"
+#include "epilogue.cuh"
+#include "problem.cuh"
+#include "thread_tile.cuh"
+#include "tile_loader.cuh"
+
+namespace tgemm::device {
+
+/// The shared memory one block of a tiled policy needs: `stages` slices of A and B, k-major, rows padded.
+/// Declare it `__shared__` when it fits in 48 KiB, or carve it from dynamic shared memory.
+template <class Policy>
+struct alignas(16) shared_storage {
+  static_assert(Policy::kind == algorithm::tiled, "shared_storage needs a tiled policy");
+  float a[Policy::stages][Policy::block_k][Policy::block_m + shared_row_padding];  ///< A slices, a[stage][k][m].
+  float b[Policy::stages][Policy::block_k][Policy::block_n + shared_row_padding];  ///< B slices, b[stage][k][n].
+};
+
+namespace detail {
+
+/// The main loop: accumulates op(A)[tile rows, :] * op(B)[:, tile cols] into `acc`, staging block_k slices of
+/// both operands through shared memory. With stages >= 2 the copies for slice t + stages - 1 are in flight while
+/// slice t is multiplied; a single barrier per slice both publishes slice t and frees the stage being refilled.
+template <class Policy, op OpA, op OpB, class Accumulator>
+__device__ __forceinline__ void accumulate(const problem& p, int64_t row_begin, int64_t col_begin,
+                                           shared_storage<Policy>& smem, const thread_tile<Policy>& tile,
+                                           Accumulator (&acc)[Policy::thread_m][Policy::thread_n]) {
+  constexpr int stages = Policy::stages;
+  constexpr bool async = stages > 1;
+  const int thread = threadIdx.x;
+  const tile_loader<Policy::block_m, Policy::block_k, Policy::threads, Policy::vector_width, OpA == op::transpose, async>
+      load_a(p.a, p.lda, row_begin, p.m, p.k, thread);
+  const tile_loader<Policy::block_n, Policy::block_k, Policy::threads, Policy::vector_width, OpB == op::none, async>
+      load_b(p.b, p.ldb, col_begin, p.n, p.k, thread);
+  const int64_t k_tiles = (p.k + Policy::block_k - 1) / Policy::block_k;
+
+  if constexpr (stages == 1) {
+    for (int64_t t = 0; t < k_tiles; ++t) {
+      load_a.load(&smem.a[0][0][0], t * Policy::block_k);
+      load_b.load(&smem.b[0][0][0], t * Policy::block_k);
+      __syncthreads();
+      multiply_stage<Policy>(&smem.a[0][0][0], &smem.b[0][0][0], tile, acc);
+      __syncthreads();  // everyone is done reading before the next slice overwrites the stage
+    }
+  } else {
+#pragma unroll
+    for (int s = 0; s < stages - 1; ++s) {
+      if (s < k_tiles) {
+        load_a.load(&smem.a[s][0][0], s * Policy::block_k);
+        load_b.load(&smem.b[s][0][0], s * Policy::block_k);
+      }
+      copy_commit();  // one group per slice, even an empty one, keeps the wait counts below exact
+    }
+    for (int64_t t = 0; t < k_tiles; ++t) {
+      copy_wait<stages - 2>();  // this thread's copies of slice t have landed ...
+      __syncthreads();          // ... and everyone's, and slice t - 1 is no longer being read
+      const int64_t next = t + stages - 1;
+      if (next < k_tiles) {
+        const int refill = int(next % stages);
+        load_a.load(&smem.a[refill][0][0], next * Policy::block_k);
+        load_b.load(&smem.b[refill][0][0], next * Policy::block_k);
+      }
+      copy_commit();
+      const int current = int(t % stages);
+      multiply_stage<Policy>(&smem.a[current][0][0], &smem.b[current][0][0], tile, acc);
+    }
+    copy_wait<0>();  // no copy may still be writing shared memory when the block moves on
+  }
+}
+
+}  // namespace detail
+
+/// Computes one block_m x block_n tile of C = op(A) op(B), handing the result to `epilogue`.
+///
+/// Call it from a `__global__` kernel launched with `Policy::threads` threads in a one-dimensional block; every
+/// thread of the block must call it (it contains barriers). Tiles may overhang the matrix: out-of-range rows and
+/// columns read as zero and are never written.
+///
+/// \tparam Policy    a tiled tgemm::policy.
+/// \tparam OpA, OpB  whether A and B are read transposed (see device::problem for the addressing).
+/// \param p          the operands, column-major.
+/// \param tile_row   which block tile along m (rows tile_row * block_m ...).
+/// \param tile_col   which block tile along n.
+/// \param smem       the block's shared storage (one per block, e.g. `__shared__ shared_storage<Policy> s;`).
+/// \param epilogue   device::linear_combination for the BLAS update, or any functor called as
+///                   `epilogue(int64_t row, int64_t col, accumulator_type value)` once per in-range element.
+template <class Policy, op OpA = op::none, op OpB = op::none, class Epilogue>
+__device__ void gemm(const problem& p, int64_t tile_row, int64_t tile_col, shared_storage<Policy>& smem,
+                     const Epilogue& epilogue) {
+  static_assert(Policy::kind == algorithm::tiled, "device::gemm needs a tiled policy (tgemm::policy<...>)");
+  using accumulator = typename Policy::accumulator_type;
+  const detail::thread_tile<Policy> tile(threadIdx.x);
+  const int64_t row_begin = tile_row * Policy::block_m;
+  const int64_t col_begin = tile_col * Policy::block_n;
+
+  accumulator acc[Policy::thread_m][Policy::thread_n];
+#pragma unroll
+  for (int i = 0; i < Policy::thread_m; ++i) {
+#pragma unroll
+    for (int j = 0; j < Policy::thread_n; ++j) acc[i][j] = accumulator(0);
+  }
+
+  detail::accumulate<Policy, OpA, OpB>(p, row_begin, col_begin, smem, tile, acc);
+
+  if constexpr (std::is_same<Epilogue, linear_combination>::value) {
+    detail::store_linear_combination<Policy>(epilogue, p.m, p.n, row_begin, col_begin, tile, acc);
+  } else {
+    detail::apply_elementwise<Policy>(epilogue, p.m, p.n, row_begin, col_begin, tile, acc);
+  }
+}
+
+}  // namespace tgemm::device

@@ -1,0 +1,32 @@
+/// \file device/problem.cuh
+/// \brief What one block of a GEMM kernel is given: the operands in column-major (BLAS) form, and the epilogue.
+#pragma once
+
+#include <cstdint>
+
+namespace tgemm::device {
+
+/// The operands of C = op(A) op(B) as the device layer sees them: column-major, 64-bit sizes and strides.
+///
+/// Element (i, l) of A is `a[i + l * lda]`, or `a[l + i * lda]` when the kernel's OpA is op::transpose;
+/// likewise B. The host layer turns a row-major call into this form by computing C^T = op(B)^T op(A)^T.
+struct problem {
+  int64_t m = 0;                  ///< Rows of op(A) and of C.
+  int64_t n = 0;                  ///< Columns of op(B) and of C.
+  int64_t k = 0;                  ///< Columns of op(A), rows of op(B).
+  const float* a = nullptr;       ///< A, column-major.
+  int64_t lda = 0;                ///< Leading dimension of A.
+  const float* b = nullptr;       ///< B, column-major.
+  int64_t ldb = 0;                ///< Leading dimension of B.
+};
+
+/// The BLAS epilogue C = alpha * accumulator + beta * C, on a column-major C. When beta is zero C is never
+/// read, so whatever C held (NaN included) cannot reach the result.
+struct linear_combination {
+  float alpha = 1.0f;   ///< Scale of the product.
+  float beta = 0.0f;    ///< Scale of the old C; 0 means C is write-only.
+  float* c = nullptr;   ///< C, column-major, m x n.
+  int64_t ldc = 0;      ///< Leading dimension of C.
+};
+
+}  // namespace tgemm::device

@@ -1,0 +1,175 @@
+/// \file host/arguments.cuh
+/// \brief Checks a BLAS-style call's arguments and turns it into the column-major problem the kernels solve.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+
+#include "../device/problem.cuh"
+#include "../status.cuh"
+#include "../types.cuh"
+
+namespace tgemm::detail {
+
+/// A validated call in the kernels' column-major form (a row-major call is solved as C^T = op(B)^T op(A)^T).
+struct canonical_call {
+  device::problem problem;           ///< m, n, k and the operands, column-major.
+  device::linear_combination update; ///< alpha, beta and C.
+  op op_a = op::none;                ///< Operation on problem.a.
+  op op_b = op::none;                ///< Operation on problem.b.
+  bool reads_operands = false;       ///< False when k == 0 or alpha == 0: C = beta C without touching A or B.
+  bool empty = false;                ///< True when m == 0 or n == 0: nothing to do.
+  const char* name_a = "A";          ///< The caller's name for problem.a ("B" after a row-major swap).
+  const char* name_b = "B";          ///< The caller's name for problem.b.
+};
+
+/// The stored shape of an operand: `contiguous` elements along the leading dimension, `strided` lines of them.
+struct stored_shape {
+  int64_t contiguous;
+  int64_t strided;
+};
+
+inline stored_shape stored_shape_of(layout order, op operation, int64_t rows, int64_t cols) {
+  // op(X) is rows x cols. X is rows x cols (none) or cols x rows (transpose); column-major stores X's rows
+  // contiguously along a column, row-major stores X's columns contiguously along a row.
+  const int64_t x_rows = operation == op::none ? rows : cols;
+  const int64_t x_cols = operation == op::none ? cols : rows;
+  return order == layout::col_major ? stored_shape{x_rows, x_cols} : stored_shape{x_cols, x_rows};
+}
+
+inline status check_leading_dimension(const char* name, const char* matrix, layout order, op operation,
+                                      int64_t rows, int64_t cols, int64_t ld) {
+  const stored_shape shape = stored_shape_of(order, operation, rows, cols);
+  const int64_t minimum = shape.contiguous > 1 ? shape.contiguous : 1;
+  if (ld < minimum) {
+    return fail(status::invalid_leading_dimension, cudaSuccess,
+                "%s = %lld is too small: it must be at least %lld, the %s of %s as stored (%s, %lld x %lld after op)",
+                name, (long long)ld, (long long)minimum, order == layout::col_major ? "rows" : "columns", matrix,
+                to_string(order), (long long)rows, (long long)cols);
+  }
+  return status::success;
+}
+
+inline status check_extent(const char* matrix, layout order, op operation, int64_t rows, int64_t cols, int64_t ld) {
+  const stored_shape shape = stored_shape_of(order, operation, rows, cols);
+  int64_t elements = 0, bytes = 0;
+  if (__builtin_mul_overflow(ld, shape.strided, &elements) ||
+      __builtin_mul_overflow(elements, int64_t(sizeof(float)), &bytes)) {
+    return fail(status::size_overflow, cudaSuccess,
+                "%s spans %lld lines of leading dimension %lld: its size in bytes overflows a 64-bit integer", matrix,
+                (long long)shape.strided, (long long)ld);
+  }
+  return status::success;
+}
+
+/// Validates a cblas_sgemm-style call and fills `out`. Checks, in order: enumerations, negative sizes, leading
+/// dimensions (always, as CBLAS does), byte extents, then null pointers for the matrices the call touches.
+/// Alignment is the policy's business (see check_alignment).
+inline status check_arguments(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, float alpha,
+                              const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
+                              int64_t ldc, canonical_call& out) {
+  if (!is_valid(order)) {
+    return fail(status::invalid_layout, cudaSuccess,
+                "order = %d is not a tgemm::layout (row_major = 101, col_major = 102)", int(order));
+  }
+  if (!is_valid(op_a)) {
+    return fail(status::invalid_op, cudaSuccess, "op_a = %d is not a tgemm::op (none = 111, transpose = 112)",
+                int(op_a));
+  }
+  if (!is_valid(op_b)) {
+    return fail(status::invalid_op, cudaSuccess, "op_b = %d is not a tgemm::op (none = 111, transpose = 112)",
+                int(op_b));
+  }
+  if (m < 0) return fail(status::invalid_dimension, cudaSuccess, "m = %lld is negative", (long long)m);
+  if (n < 0) return fail(status::invalid_dimension, cudaSuccess, "n = %lld is negative", (long long)n);
+  if (k < 0) return fail(status::invalid_dimension, cudaSuccess, "k = %lld is negative", (long long)k);
+
+  if (status s = check_leading_dimension("lda", "A", order, op_a, m, k, lda); s != status::success) return s;
+  if (status s = check_leading_dimension("ldb", "B", order, op_b, k, n, ldb); s != status::success) return s;
+  if (status s = check_leading_dimension("ldc", "C", order, op::none, m, n, ldc); s != status::success) return s;
+
+  const bool empty = m == 0 || n == 0;
+  const bool reads_operands = !empty && k > 0 && alpha != 0.0f;
+  if (reads_operands) {
+    if (status s = check_extent("A", order, op_a, m, k, lda); s != status::success) return s;
+    if (status s = check_extent("B", order, op_b, k, n, ldb); s != status::success) return s;
+  }
+  if (!empty) {
+    if (status s = check_extent("C", order, op::none, m, n, ldc); s != status::success) return s;
+  }
+  if (reads_operands && a == nullptr) {
+    return fail(status::null_pointer, cudaSuccess, "A is null, but the call reads it (m = %lld, k = %lld, alpha = %g)",
+                (long long)m, (long long)k, double(alpha));
+  }
+  if (reads_operands && b == nullptr) {
+    return fail(status::null_pointer, cudaSuccess, "B is null, but the call reads it (k = %lld, n = %lld, alpha = %g)",
+                (long long)k, (long long)n, double(alpha));
+  }
+  if (!empty && c == nullptr) {
+    return fail(status::null_pointer, cudaSuccess, "C is null, but the call writes it (m = %lld, n = %lld)",
+                (long long)m, (long long)n);
+  }
+
+  out = canonical_call{};
+  out.empty = empty;
+  out.reads_operands = reads_operands;
+  out.update = device::linear_combination{alpha, beta, c, ldc};
+  if (order == layout::col_major) {
+    out.problem = device::problem{m, n, k, a, lda, b, ldb};
+    out.op_a = op_a;
+    out.op_b = op_b;
+  } else {
+    // Row-major C is column-major C^T; C^T = op(B)^T op(A)^T, and a row-major X read column-major is X^T,
+    // so the operands swap places and keep their operations.
+    out.problem = device::problem{n, m, k, b, ldb, a, lda};
+    out.op_a = op_b;
+    out.op_b = op_a;
+    out.name_a = "B";
+    out.name_b = "A";
+  }
+  return status::success;
+}
+
+/// True when every pointer the call touches is aligned to `vector_width` floats and every such leading
+/// dimension is a multiple of it: what a policy that moves vector_width floats at a time needs.
+inline bool is_aligned(const canonical_call& call, int vector_width) {
+  const auto fits = [&](const void* pointer, int64_t ld) {
+    return reinterpret_cast<uintptr_t>(pointer) % (sizeof(float) * vector_width) == 0 && ld % vector_width == 0;
+  };
+  return (!call.reads_operands || (fits(call.problem.a, call.problem.lda) && fits(call.problem.b, call.problem.ldb))) &&
+         (call.empty || fits(call.update.c, call.update.ldc));
+}
+
+/// Like is_aligned, but fails with misaligned_operand naming the first operand (as the caller named it) that
+/// does not fit. `policy_name` goes into the message.
+inline status check_alignment(const canonical_call& call, int vector_width, const char* policy_name) {
+  struct operand {
+    const char* name;
+    const void* pointer;
+    int64_t ld;
+    bool used;
+  };
+  const operand operands[] = {
+      {call.name_a, call.problem.a, call.problem.lda, call.reads_operands},
+      {call.name_b, call.problem.b, call.problem.ldb, call.reads_operands},
+      {"C", call.update.c, call.update.ldc, !call.empty},
+  };
+  for (const operand& x : operands) {
+    if (!x.used) continue;
+    const bool pointer_ok = reinterpret_cast<uintptr_t>(x.pointer) % (sizeof(float) * vector_width) == 0;
+    if (vector_width == 1 && !pointer_ok) {
+      return fail(status::misaligned_operand, cudaSuccess, "%s (at %p) is not aligned to 4 bytes, as a float must be",
+                  x.name, x.pointer);
+    }
+    if (!pointer_ok || x.ld % vector_width != 0) {
+      return fail(status::misaligned_operand, cudaSuccess,
+                  "policy %s moves %d floats at a time, so %s (at %p, leading dimension %lld) must be %d-byte "
+                  "aligned with a leading dimension that is a multiple of %d; tgemm::gemm() accepts any alignment",
+                  policy_name, vector_width, x.name, x.pointer, (long long)x.ld, int(sizeof(float)) * vector_width,
+                  vector_width);
+    }
+  }
+  return status::success;
+}
+
+}  // namespace tgemm::detail

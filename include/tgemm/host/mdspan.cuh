@@ -1,0 +1,130 @@
+/// \file host/mdspan.cuh
+/// \brief tgemm::gemm() on cuda::std::mdspan views: transposition and storage order come from the layouts.
+#pragma once
+
+#include <cuda/std/mdspan>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "../status.cuh"
+#include "../types.cuh"
+#include "dispatch.cuh"
+
+namespace tgemm {
+
+namespace detail {
+
+/// A rank-2 view as BLAS sees it: a pointer, a leading dimension, and which index is contiguous.
+struct blas_view {
+  const float* data = nullptr;
+  int64_t rows = 0;
+  int64_t cols = 0;
+  int64_t ld = 1;
+  bool row_major = false;  ///< true: element (i, j) at data[i * ld + j]; false: at data[i + j * ld].
+};
+
+/// The BLAS arguments of a gemm on views: what tgemm::gemm(alpha, a, b, beta, c) calls.
+struct blas_call {
+  layout order = layout::col_major;
+  op op_a = op::none;
+  op op_b = op::none;
+  int64_t m = 0, n = 0, k = 0;
+  const float* a = nullptr;
+  int64_t lda = 1;
+  const float* b = nullptr;
+  int64_t ldb = 1;
+  float* c = nullptr;
+  int64_t ldc = 1;
+};
+
+/// Reads a view's mapping. layout_left and layout_right say their order; a layout_stride view is column-major
+/// when stride(0) == 1 and row-major when stride(1) == 1. A dimension of extent 1 has no meaningful stride, so
+/// it never disqualifies a view. Fails with unsupported_layout when neither index is contiguous.
+template <class View>
+status to_blas_view(const View& view, const char* name, blas_view& out) {
+  static_assert(View::rank() == 2, "tgemm::gemm takes rank-2 mdspan views (matrices)");
+  static_assert(std::is_same<std::remove_const_t<typename View::element_type>, float>::value,
+                "tgemm::gemm multiplies float matrices: the views' element type must be float or const float");
+  out.data = view.data_handle();
+  out.rows = int64_t(view.extent(0));
+  out.cols = int64_t(view.extent(1));
+  const int64_t s0 = out.rows > 1 ? int64_t(view.stride(0)) : 1;
+  const int64_t s1 = out.cols > 1 ? int64_t(view.stride(1)) : 1;
+  using layout_type = typename View::layout_type;
+  if constexpr (std::is_same<layout_type, cuda::std::layout_left>::value) {
+    out.row_major = false;
+    out.ld = out.rows > 1 ? out.rows : 1;
+  } else if constexpr (std::is_same<layout_type, cuda::std::layout_right>::value) {
+    out.row_major = true;
+    out.ld = out.cols > 1 ? out.cols : 1;
+  } else {
+    if (s0 == 1) {
+      out.row_major = false;
+      out.ld = out.cols > 1 ? s1 : (out.rows > 1 ? out.rows : 1);
+    } else if (s1 == 1) {
+      out.row_major = true;
+      out.ld = out.rows > 1 ? s0 : (out.cols > 1 ? out.cols : 1);
+    } else {
+      return fail(status::unsupported_layout, cudaSuccess,
+                  "%s has strides (%lld, %lld): one of them must be 1 for a BLAS leading dimension", name,
+                  (long long)s0, (long long)s1);
+    }
+  }
+  return status::success;
+}
+
+/// Turns three views into BLAS arguments. C's order becomes the call's order; an operand stored the other way
+/// is read transposed.
+template <class ViewA, class ViewB, class ViewC>
+status to_blas_call(const ViewA& a, const ViewB& b, const ViewC& c, blas_call& out) {
+  static_assert(!std::is_const<typename ViewC::element_type>::value, "C is written: its view cannot be const");
+  blas_view va, vb, vc;
+  if (status s = to_blas_view(a, "A", va); s != status::success) return s;
+  if (status s = to_blas_view(b, "B", vb); s != status::success) return s;
+  if (status s = to_blas_view(c, "C", vc); s != status::success) return s;
+  if (va.rows != vc.rows) {
+    return fail(status::invalid_extents, cudaSuccess, "A has %lld rows but C has %lld (both must be m)",
+                (long long)va.rows, (long long)vc.rows);
+  }
+  if (vb.cols != vc.cols) {
+    return fail(status::invalid_extents, cudaSuccess, "B has %lld columns but C has %lld (both must be n)",
+                (long long)vb.cols, (long long)vc.cols);
+  }
+  if (va.cols != vb.rows) {
+    return fail(status::invalid_extents, cudaSuccess, "A has %lld columns but B has %lld rows (both must be k)",
+                (long long)va.cols, (long long)vb.rows);
+  }
+  out.order = vc.row_major ? layout::row_major : layout::col_major;
+  out.op_a = va.row_major == vc.row_major ? op::none : op::transpose;
+  out.op_b = vb.row_major == vc.row_major ? op::none : op::transpose;
+  out.m = vc.rows;
+  out.n = vc.cols;
+  out.k = va.cols;
+  out.a = va.data;
+  out.lda = va.ld;
+  out.b = vb.data;
+  out.ldb = vb.ld;
+  out.c = c.data_handle();
+  out.ldc = vc.ld;
+  return status::success;
+}
+
+}  // namespace detail
+
+/// C = alpha A B + beta C on rank-2 mdspan views of device memory (layout_left, layout_right or
+/// layout_stride with a unit stride). A transposed operand is simply a view with the other layout, e.g. a
+/// layout_right view of column-major data. Extents must agree: A is m x k, B is k x n, C is m x n.
+///
+/// \return as tgemm::gemm(); also invalid_extents or unsupported_layout for views that do not fit.
+template <class TA, class EA, class LA, class AA, class TB, class EB, class LB, class AB, class EC, class LC, class AC>
+status gemm(float alpha, cuda::std::mdspan<TA, EA, LA, AA> a, cuda::std::mdspan<TB, EB, LB, AB> b, float beta,
+            cuda::std::mdspan<float, EC, LC, AC> c, cudaStream_t stream = nullptr) {
+  detail::blas_call call;
+  if (status s = detail::to_blas_call(a, b, c, call); s != status::success) return s;
+  return gemm(call.order, call.op_a, call.op_b, call.m, call.n, call.k, alpha, call.a, call.lda, call.b, call.ldb,
+              beta, call.c, call.ldc, stream);
+}
+
+}  // namespace tgemm

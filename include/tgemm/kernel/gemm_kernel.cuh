@@ -1,0 +1,93 @@
+/// \file kernel/gemm_kernel.cuh
+/// \brief The __global__ kernels: grid-to-tile mapping around device::gemm, the naive kernel, and C = beta C.
+#pragma once
+
+#include <cstdint>
+
+#include "../device/gemm.cuh"
+#include "../device/naive.cuh"
+#include "../tuning.cuh"
+
+namespace tgemm::kernel {
+
+/// The block tiles of a problem, and how many block rows are launched together (raster group).
+struct tile_grid {
+  int64_t tiles_m = 0;  ///< ceil(m / block_m).
+  int64_t tiles_n = 0;  ///< ceil(n / block_n).
+};
+
+namespace detail {
+
+/// Dynamic shared memory, declared once so every kernel agrees on its type.
+__device__ __forceinline__ void* dynamic_shared_memory() {
+  extern __shared__ float4 tgemm_dynamic_shared[];
+  return tgemm_dynamic_shared;
+}
+
+/// Turns the linear block index into a (row, col) tile. Blocks go down a group of `Group` tile rows before
+/// moving one tile column right, so blocks running at the same time share B columns and A rows in L2.
+/// Returns false for the spare blocks of the last grid row.
+template <int Group>
+__device__ __forceinline__ bool tile_of_block(const tile_grid& grid, int64_t& tile_row, int64_t& tile_col) {
+  const int64_t linear = int64_t(blockIdx.y) * gridDim.x + blockIdx.x;
+  if (linear >= grid.tiles_m * grid.tiles_n) return false;
+  const int64_t per_group = int64_t(Group) * grid.tiles_n;
+  const int64_t group = linear / per_group;
+  const int64_t first_row = group * Group;
+  const int64_t rows = grid.tiles_m - first_row < Group ? grid.tiles_m - first_row : Group;
+  const int64_t in_group = linear - group * per_group;
+  tile_row = first_row + in_group % rows;
+  tile_col = in_group / rows;
+  return true;
+}
+
+template <class Policy, op OpA, op OpB>
+__device__ __forceinline__ void run_tiled(const device::problem& p, const device::linear_combination& e,
+                                          const tile_grid& grid) {
+  int64_t tile_row, tile_col;
+  if (!tile_of_block<Policy::raster_group>(grid, tile_row, tile_col)) return;
+  auto& smem = *static_cast<device::shared_storage<Policy>*>(dynamic_shared_memory());
+  device::gemm<Policy, OpA, OpB>(p, tile_row, tile_col, smem, e);
+}
+
+}  // namespace detail
+
+/// The kernel behind tgemm::launch<Policy>() for a tiled policy.
+template <class Policy, op OpA, op OpB>
+__global__ void __launch_bounds__(Policy::threads)
+    tiled_gemm(const device::problem p, const device::linear_combination e, const tile_grid grid) {
+  detail::run_tiled<Policy, OpA, OpB>(p, e, grid);
+}
+
+/// The kernel behind tgemm::gemm(): one symbol, and each architecture's device code uses that architecture's
+/// policy from the tuning chain (CUB-style). The host launches it with the grid of the same policy, chosen from
+/// the PTX version the device runs (see arch.cuh).
+template <class Chain, class Pick, op OpA, op OpB>
+__global__ void __launch_bounds__(Pick::template policy<tuning::select_t<Chain, TGEMM_DEVICE_ARCH>>::threads)
+    dispatch_gemm(const device::problem p, const device::linear_combination e, const tile_grid grid) {
+  using policy = typename Pick::template policy<tuning::select_t<Chain, TGEMM_DEVICE_ARCH>>;
+  detail::run_tiled<policy, OpA, OpB>(p, e, grid);
+}
+
+/// One thread per element of C (tgemm::naive_policy); threadIdx.x runs down a column so C stores coalesce.
+template <op OpA, op OpB>
+__global__ void __launch_bounds__(naive_policy::threads)
+    naive_gemm(const device::problem p, const device::linear_combination e) {
+  const int64_t row = int64_t(blockIdx.x) * naive_policy::block_m + threadIdx.x;
+  const int64_t col = int64_t(blockIdx.y) * naive_policy::block_n + threadIdx.y;
+  if (row < p.m && col < p.n) device::naive_element<OpA, OpB>(p, e, row, col);
+}
+
+/// C = beta * C over an m x n column-major C (the k = 0 and alpha = 0 cases); beta == 0 writes zeros
+/// without reading C. Grid-stride in both dimensions, so any size fits any grid.
+template <int Unused = 0>
+__global__ void __launch_bounds__(256) scale_c(float* c, int64_t ldc, int64_t m, int64_t n, float beta) {
+  for (int64_t col = blockIdx.y; col < n; col += gridDim.y) {
+    for (int64_t row = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; row < m; row += int64_t(gridDim.x) * blockDim.x) {
+      float* x = c + row + col * ldc;
+      *x = beta == 0.0f ? 0.0f : beta * *x;
+    }
+  }
+}
+
+}  // namespace tgemm::kernel

@@ -1,0 +1,149 @@
+/// \file policy.cuh
+/// \brief Policies: the compile-time numbers that shape a GEMM kernel, each constraint checked with a plain message.
+///
+/// A policy is a type. `tgemm::policy<block_shape<...>, warp_shape<...>, thread_shape<...>, ...>` describes the
+/// tiled kernel used by every fast path; `tgemm::naive_policy` selects the one-thread-per-element kernel that
+/// the tutorial starts from. Kernels read the numbers as named constants (`Policy::block_m`, ...).
+#pragma once
+
+#include <string>
+#include <type_traits>
+
+namespace tgemm {
+
+/// Which kernel a policy drives.
+enum class algorithm {
+  naive,  ///< One thread per element of C, operands read straight from global memory.
+  tiled,  ///< Shared-memory block tiles, warp tiles and register tiles, with a k pipeline.
+};
+
+/// The tile of C one thread block computes, and the depth of one k step.
+template <int M, int N, int K>
+struct block_shape {
+  static constexpr int m = M;  ///< Rows of C per block.
+  static constexpr int n = N;  ///< Columns of C per block.
+  static constexpr int k = K;  ///< Depth of the k slice staged in shared memory per step.
+};
+
+/// The tile of C one warp computes.
+template <int M, int N>
+struct warp_shape {
+  static constexpr int m = M;  ///< Rows of C per warp.
+  static constexpr int n = N;  ///< Columns of C per warp.
+};
+
+/// The tile of C one thread accumulates in registers.
+template <int M, int N>
+struct thread_shape {
+  static constexpr int m = M;  ///< Rows of C per thread.
+  static constexpr int n = N;  ///< Columns of C per thread.
+};
+
+namespace detail {
+constexpr bool is_fragmentable(int x) { return x == 1 || x == 2 || x % 4 == 0; }
+constexpr int min_int(int a, int b) { return a < b ? a : b; }
+}  // namespace detail
+
+/// Number of float elements added to each shared-memory row: keeps 16-byte alignment and spreads the
+/// transposing stores of a k-contiguous operand over more banks.
+inline constexpr int shared_row_padding = 4;
+
+/// A tiled-kernel policy.
+///
+/// \tparam Block        block_shape<m, n, k>: the C tile of a thread block and the k depth of one stage.
+/// \tparam Warp         warp_shape<m, n>: the C tile of one warp; a block holds (block/warp) warps.
+/// \tparam Thread       thread_shape<m, n>: the C tile each thread keeps in registers; a warp holds 32 threads.
+/// \tparam VectorWidth  floats per global load and per C store (1, 2 or 4); pointers and leading dimensions
+///                      must be multiples of it (checked by can_implement()).
+/// \tparam Stages       shared-memory stages of the k pipeline: 1 loads then computes; 2 or more overlap the
+///                      next loads (cp.async on sm_80 and newer) with the current FMAs.
+/// \tparam Unroll       unroll factor of the loop over one stage's k slice; must divide Block::k.
+/// \tparam Accumulator  float or double: the type the products are summed in.
+/// \tparam RasterGroup  block rows launched together so that neighbouring blocks share operand tiles in L2.
+template <class Block, class Warp, class Thread, int VectorWidth, int Stages, int Unroll = Block::k,
+          class Accumulator = float, int RasterGroup = 8>
+struct policy {
+  static constexpr algorithm kind = algorithm::tiled;
+
+  static constexpr int block_m = Block::m;
+  static constexpr int block_n = Block::n;
+  static constexpr int block_k = Block::k;
+  static constexpr int warp_m = Warp::m;
+  static constexpr int warp_n = Warp::n;
+  static constexpr int thread_m = Thread::m;
+  static constexpr int thread_n = Thread::n;
+  static constexpr int vector_width = VectorWidth;
+  static constexpr int stages = Stages;
+  static constexpr int unroll = Unroll;
+  static constexpr int raster_group = RasterGroup;
+  using accumulator_type = Accumulator;
+
+  static_assert(block_m > 0 && block_n > 0 && block_k > 0, "block_shape: every extent must be positive");
+  static_assert(warp_m > 0 && warp_n > 0, "warp_shape: every extent must be positive");
+  static_assert(thread_m > 0 && thread_n > 0, "thread_shape: every extent must be positive");
+  static_assert(block_m % 4 == 0 && block_n % 4 == 0,
+                "block_shape::m and ::n must be multiples of 4 so that shared-memory rows stay 16-byte aligned");
+  static_assert(block_m % warp_m == 0, "block_shape::m must be a multiple of warp_shape::m");
+  static_assert(block_n % warp_n == 0, "block_shape::n must be a multiple of warp_shape::n");
+  static_assert(warp_m % thread_m == 0, "warp_shape::m must be a multiple of thread_shape::m");
+  static_assert(warp_n % thread_n == 0, "warp_shape::n must be a multiple of thread_shape::n");
+
+  /// Threads of a warp along m and along n.
+  static constexpr int warp_threads_m = warp_m / thread_m;
+  static constexpr int warp_threads_n = warp_n / thread_n;
+  static_assert(warp_threads_m * warp_threads_n == 32,
+                "a warp must hold exactly 32 threads: (warp_m / thread_m) * (warp_n / thread_n) == 32");
+
+  /// Warps of a block along m and along n, and the block size.
+  static constexpr int warps_m = block_m / warp_m;
+  static constexpr int warps_n = block_n / warp_n;
+  static constexpr int threads = warps_m * warps_n * 32;
+  static_assert(threads <= 1024, "a block may hold at most 1024 threads: shrink the block tile or grow the thread tile");
+
+  static_assert(detail::is_fragmentable(thread_m), "thread_shape::m must be 1, 2 or a multiple of 4");
+  static_assert(detail::is_fragmentable(thread_n), "thread_shape::n must be 1, 2 or a multiple of 4");
+  /// A thread's rows (columns) come in fragments of up to 4 contiguous elements, read from shared memory as
+  /// one vector; fragments of one thread are a warp-slab apart so that a warp's reads are conflict-free.
+  static constexpr int fragment_m = detail::min_int(thread_m, 4);
+  static constexpr int fragment_n = detail::min_int(thread_n, 4);
+
+  static_assert(vector_width == 1 || vector_width == 2 || vector_width == 4, "vector_width must be 1, 2 or 4");
+  static_assert(block_m % vector_width == 0 && block_n % vector_width == 0 && block_k % vector_width == 0,
+                "every block_shape extent must be a multiple of vector_width");
+  static_assert((block_m * block_k) % (threads * vector_width) == 0,
+                "the A tile (block_m x block_k) must split evenly into one vector per thread per load step");
+  static_assert((block_n * block_k) % (threads * vector_width) == 0,
+                "the B tile (block_n x block_k) must split evenly into one vector per thread per load step");
+
+  static_assert(stages >= 1 && stages <= 8, "stages must be between 1 and 8");
+  static_assert(unroll >= 1 && block_k % unroll == 0, "unroll must be positive and divide block_shape::k");
+  static_assert(std::is_same<Accumulator, float>::value || std::is_same<Accumulator, double>::value,
+                "accumulator_type must be float or double");
+  static_assert(raster_group >= 1, "raster_group must be positive");
+
+  /// Shared memory one block needs: every stage holds an A slice and a B slice, rows padded.
+  static constexpr int shared_bytes =
+      stages * block_k * ((block_m + shared_row_padding) + (block_n + shared_row_padding)) * int(sizeof(float));
+  static_assert(shared_bytes <= 227 * 1024, "the policy needs more shared memory than any GPU gives a block (227 KiB)");
+
+  /// A readable name such as "tiled_b128x128x8_w32x64_t8x8_v4_s2_u8_f32".
+  static std::string name() {
+    return "tiled_b" + std::to_string(block_m) + "x" + std::to_string(block_n) + "x" + std::to_string(block_k) +
+           "_w" + std::to_string(warp_m) + "x" + std::to_string(warp_n) + "_t" + std::to_string(thread_m) + "x" +
+           std::to_string(thread_n) + "_v" + std::to_string(vector_width) + "_s" + std::to_string(stages) + "_u" +
+           std::to_string(unroll) + (std::is_same<Accumulator, double>::value ? "_f64" : "_f32");
+  }
+};
+
+/// The first rung of the tutorial: one thread per element of C, a 16 x 16 thread block, no reuse.
+struct naive_policy {
+  static constexpr algorithm kind = algorithm::naive;
+  static constexpr int block_m = 16;  ///< Rows of C per block (threadIdx.x runs down a column of C).
+  static constexpr int block_n = 16;  ///< Columns of C per block.
+  static constexpr int threads = block_m * block_n;
+  static constexpr int vector_width = 1;  ///< Scalar loads: any alignment works.
+  using accumulator_type = float;
+  static std::string name() { return "naive"; }
+};
+
+}  // namespace tgemm

@@ -1,0 +1,47 @@
+/// \file types.cuh
+/// \brief The vocabulary of a BLAS-style call: storage order and operand operation.
+#pragma once
+
+namespace tgemm {
+
+/// How a matrix is stored, as in CBLAS: which index is contiguous in memory.
+enum class layout : int {
+  row_major = 101,  ///< Rows are contiguous; element (i, j) is at `p[i * ld + j]` (CblasRowMajor).
+  col_major = 102,  ///< Columns are contiguous; element (i, j) is at `p[i + j * ld]` (CblasColMajor).
+};
+
+/// What is applied to an operand before the product, as in CBLAS.
+enum class op : int {
+  none = 111,       ///< op(X) = X (CblasNoTrans).
+  transpose = 112,  ///< op(X) = X^T (CblasTrans).
+};
+
+/// A name for the layout, for messages.
+constexpr const char* to_string(layout order) noexcept {
+  switch (order) {
+    case layout::row_major: return "row_major";
+    case layout::col_major: return "col_major";
+  }
+  return "invalid layout";
+}
+
+/// A name for the operation, for messages.
+constexpr const char* to_string(op operation) noexcept {
+  switch (operation) {
+    case op::none: return "none";
+    case op::transpose: return "transpose";
+  }
+  return "invalid op";
+}
+
+/// True for the values the enumeration names (a cast from an integer can produce others).
+constexpr bool is_valid(layout order) noexcept {
+  return order == layout::row_major || order == layout::col_major;
+}
+
+/// True for the values the enumeration names.
+constexpr bool is_valid(op operation) noexcept {
+  return operation == op::none || operation == op::transpose;
+}
+
+}  // namespace tgemm
