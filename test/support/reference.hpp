@@ -51,7 +51,7 @@ inline reference_result reference_gemm(layout order, op op_a, op op_b, int64_t m
   reference_result r;
   r.value.assign(size_t(m * n), 0.0);
   r.magnitude.assign(size_t(m * n), 0.0);
-  std::vector<double> a_row(size_t(k)), a_abs(size_t(k));
+  std::vector<double> a_row(static_cast<size_t>(k)), a_abs(static_cast<size_t>(k));
   for (int64_t i = 0; i < m; ++i) {
     for (int64_t l = 0; l < k; ++l) {
       a_row[size_t(l)] = a[op_index_of(order, op_a, i, l, lda)];

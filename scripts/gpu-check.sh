@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# The whole GPU pass in one go, for the lent H200 (or any CUDA machine): build, every test, compute-sanitizer,
+# the demo. Logs go to $OUT (default ./out). Usage: scripts/gpu-check.sh [build] [test] [sanitize] [demo] [bench]
+# (no argument: all of them). Needs Catch2 (and Google Benchmark for bench) under .deps/usr or installed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/out}
+mkdir -p "$OUT"
+build=${BUILD_DIR:-build-gpu}
+archs=${CUDA_ARCHS:-90a}
+steps=("$@")
+((${#steps[@]})) || steps=(build test sanitize demo)
+status=0
+has() { [[ " ${steps[*]} " == *" $1 "* ]]; }
+step() { echo; echo "=== $* ($(date +%T))"; }
+
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,memory.total --format=csv,noheader 2>&1 | tee "$OUT/gpu.txt"
+
+if has build; then
+  step "configure + build for $archs"
+  generator=(); command -v ninja >/dev/null && generator=(-G Ninja)
+  cmake -S . -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$archs" \
+    -DCMAKE_PREFIX_PATH="$PWD/.deps/usr" -DTGEMM_BUILD_DOCS=OFF >"$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log"; exit 1; }
+  cmake --build "$build" -j"$(nproc)" >"$OUT/build.log" 2>&1 || { grep -E "error|Error" "$OUT/build.log" | head -40; exit 1; }
+  echo "built: $(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo '+dirty')"
+fi
+
+if has test; then
+  step "ctest (all labels)"
+  ctest --test-dir "$build" --output-on-failure -j4 --timeout 900 2>&1 | tee "$OUT/ctest.txt" | tail -25 || status=1
+  grep -q "100% tests passed" "$OUT/ctest.txt" || status=1
+fi
+
+if has sanitize; then
+  api=$build/test/gpu/tgemm_gpu_api_tests
+  policies=$build/test/gpu/tgemm_gpu_policy_tests
+  for tool in memcheck racecheck synccheck initcheck; do
+    step "compute-sanitizer --tool $tool"
+    # A representative subset: the dispatcher on every alignment (api) and the seed rungs.
+    compute-sanitizer --tool "$tool" --error-exitcode 1 --print-limit 20 "$api" "~*larger square*" \
+      >"$OUT/sanitize-$tool-api.log" 2>&1 && echo "$tool api: clean" || { echo "$tool api: FAILED"; tail -30 "$OUT/sanitize-$tool-api.log"; status=1; }
+    if [[ $tool == memcheck || $tool == racecheck ]]; then
+      compute-sanitizer --tool "$tool" --error-exitcode 1 --print-limit 20 "$policies" "seed policies*" \
+        >"$OUT/sanitize-$tool-seed.log" 2>&1 && echo "$tool seed: clean" || { echo "$tool seed: FAILED"; tail -30 "$OUT/sanitize-$tool-seed.log"; status=1; }
+    fi
+  done
+fi
+
+if has demo; then
+  step "demo"
+  for x in "$build"/examples/tgemm_demo "$build"/examples/tgemm_custom_epilogue; do
+    [[ -x $x ]] || { echo "missing $x"; status=1; continue; }
+    "$x" 2>&1 | tee -a "$OUT/demo.txt" || status=1
+  done
+fi
+
+if has bench; then
+  step "bench"
+  bench=$build/bench/tgemm_bench
+  if [[ -x $bench ]]; then
+    LD_LIBRARY_PATH="$PWD/.deps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}" "$bench" --out "$OUT" 2>&1 | tee "$OUT/bench.txt" || status=1
+  else
+    echo "no benchmark built"; status=1
+  fi
+fi
+
+step "done: status $status"
+exit $status

@@ -1,0 +1,16 @@
+// Compile-only: the dispatcher and every per-architecture default policy built for the architectures the
+// default build (80;90a) does not cover: sm_75, sm_86, sm_89. Nothing runs; it proves each arch's device code
+// compiles with the policy that arch's dispatch selects.
+#include <tgemm/gemm.cuh>
+
+#include <cstdio>
+
+int main() {
+  // Referencing the launchers instantiates every dispatch and policy kernel for every op pair.
+  auto dispatch = &tgemm::gemm;
+  auto sm75 = &tgemm::launch<tgemm::tuning::sm75::general>;
+  auto sm86 = &tgemm::launch<tgemm::tuning::sm86::unaligned>;
+  std::printf("%p %p %p %s\n", reinterpret_cast<void*>(dispatch), reinterpret_cast<void*>(sm75),
+              reinterpret_cast<void*>(sm86), tgemm::compiled_architectures().c_str());
+  return 0;
+}

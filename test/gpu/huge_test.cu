@@ -1,0 +1,87 @@
+// Problems past 32-bit indexing: an operand of more than 2^31 elements, and a C of more than 2^32 bytes.
+// Operands are generated on the GPU by a counter-based hash the host can recompute, so sampled entries of C
+// are checked against a float64 dot product without copying gigabytes back.
+#include "gemm_case.hpp"
+
+#include <array>
+
+using namespace tgemm;
+using namespace tgemm::test;
+
+namespace {
+
+/// A value in [-1, 1) determined by (seed, index): splitmix64, top 24 bits, exact in float.
+__host__ __device__ inline float hashed_value(uint64_t seed, uint64_t index) {
+  uint64_t z = seed + (index + 1) * 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  z ^= z >> 31;
+  return float(int64_t(z >> 40) - (int64_t(1) << 23)) * (1.0f / float(1 << 23));
+}
+
+__global__ void fill_hashed(float* x, uint64_t count, uint64_t seed) {
+  for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += uint64_t(gridDim.x) * blockDim.x) {
+    x[i] = hashed_value(seed, i);
+  }
+}
+
+void fill(float* x, uint64_t count, uint64_t seed) {
+  fill_hashed<<<4096, 256>>>(x, count, seed);
+  TGEMM_CUDA_REQUIRE(cudaGetLastError());
+}
+
+/// Runs C = op(A) op(B) (column-major, beta = 0 on NaN-filled C) and checks `samples` rows x all sampled columns.
+void check_huge(op op_a, op op_b, int64_t m, int64_t n, int64_t k, const std::vector<int64_t>& rows,
+                const std::vector<int64_t>& cols) {
+  const int64_t lda = op_a == op::none ? m : k, ldb = op_b == op::none ? k : n, ldc = m;
+  const uint64_t a_count = uint64_t(lda) * uint64_t(op_a == op::none ? k : m);
+  const uint64_t b_count = uint64_t(ldb) * uint64_t(op_b == op::none ? n : k);
+  const uint64_t c_count = uint64_t(ldc) * uint64_t(n);
+  INFO("op_a=" << to_string(op_a) << " op_b=" << to_string(op_b) << " m=" << m << " n=" << n << " k=" << k
+               << " A elements=" << a_count << " C bytes=" << c_count * 4);
+  const uint64_t seed_a = run_seed() * 3 + 1, seed_b = run_seed() * 5 + 2;
+  device_buffer<float> a(a_count), b(b_count), c(c_count);
+  fill(a.get(), a_count, seed_a);
+  fill(b.get(), b_count, seed_b);
+  TGEMM_CUDA_REQUIRE(cudaMemset(c.get(), 0xff, c_count * sizeof(float)));  // all-ones bits: NaN poison
+  REQUIRE(gemm(layout::col_major, op_a, op_b, m, n, k, 1.0f, a.get(), lda, b.get(), ldb, 0.0f, c.get(), ldc) ==
+          status::success);
+  TGEMM_CUDA_REQUIRE(cudaGetLastError());
+  TGEMM_CUDA_REQUIRE(cudaDeviceSynchronize());
+
+  int64_t bad = 0;
+  for (int64_t j : cols) {
+    for (int64_t i : rows) {
+      float got = 0;
+      TGEMM_CUDA_REQUIRE(cudaMemcpy(&got, c.get() + (uint64_t(i) + uint64_t(j) * uint64_t(ldc)), sizeof(float),
+                                    cudaMemcpyDeviceToHost));
+      double sum = 0, magnitude = 0;
+      for (int64_t l = 0; l < k; ++l) {
+        const uint64_t ai = op_a == op::none ? uint64_t(i) + uint64_t(l) * lda : uint64_t(l) + uint64_t(i) * lda;
+        const uint64_t bi = op_b == op::none ? uint64_t(l) + uint64_t(j) * ldb : uint64_t(j) + uint64_t(l) * ldb;
+        const double av = hashed_value(seed_a, ai), bv = hashed_value(seed_b, bi);
+        sum += av * bv;
+        magnitude += std::fabs(av * bv);
+      }
+      const bool ok = std::fabs(double(got) - sum) <= error_factor(k) * magnitude;
+      if (!ok) UNSCOPED_INFO("C(" << i << ", " << j << ") = " << got << ", expected " << sum);
+      bad += !ok;
+    }
+  }
+  REQUIRE(bad == 0);
+}
+
+}  // namespace
+
+TEST_CASE("an operand of more than 2^31 elements", "[gpu][huge]") {
+  const int64_t m = 70000, k = 33000, n = 3;  // A: 2.31e9 elements (9.2 GB)
+  const std::vector<int64_t> rows = {0, 1, 4095, 32767, 65535, 65536, 69999};
+  const std::vector<int64_t> cols = {0, 2};
+  SECTION("A not transposed: column-major m x k") { check_huge(op::none, op::none, m, n, k, rows, cols); }
+  SECTION("A transposed: stored k x m") { check_huge(op::transpose, op::none, m, n, k, rows, cols); }
+}
+
+TEST_CASE("a C of more than 2^32 bytes", "[gpu][huge]") {
+  const int64_t m = 33000, n = 33000, k = 12;  // C: 1.09e9 elements, 4.36 GB
+  check_huge(op::none, op::transpose, m, n, k, {0, 17, 32999}, {0, 16384, 32767, 32999});
+}
