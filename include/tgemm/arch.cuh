@@ -18,7 +18,7 @@ __global__ void arch_probe() {}
 }  // namespace kernel
 
 /// The architectures this translation unit generated device code for, as "sm_80, sm_90" (nvcc's
-/// __CUDA_ARCH_LIST__), or "none" when it generated none.
+/// `__CUDA_ARCH_LIST__`), or "none" when it generated none.
 inline std::string compiled_architectures() {
 #if defined(__CUDA_ARCH_LIST__)
   constexpr int list[] = {__CUDA_ARCH_LIST__};
@@ -82,7 +82,7 @@ inline status fail_not_compiled(int device, cudaError_t error) {
 /// Devices whose answers are cached; further devices are asked on every call.
 inline constexpr int cached_devices = 64;
 
-/// The current device and the architecture of the device code it runs from this build (__CUDA_ARCH__ of the
+/// The current device and the architecture of the device code it runs from this build (`__CUDA_ARCH__` of the
 /// chosen image, e.g. 800 for sm_80 code running on an sm_86 GPU). Read once per device, then cached;
 /// safe to call from many threads at once (the value is the same whoever computes it).
 inline status current_arch(int& device, int& arch) {

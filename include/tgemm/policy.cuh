@@ -63,19 +63,32 @@ inline constexpr int shared_row_padding = 4;
 template <class Block, class Warp, class Thread, int VectorWidth, int Stages, int Unroll = Block::k,
           class Accumulator = float, int RasterGroup = 8>
 struct policy {
+  /// Always algorithm::tiled: a policy<...> drives the tiled kernel.
   static constexpr algorithm kind = algorithm::tiled;
 
+  /// Rows of C per thread block (Block::m).
   static constexpr int block_m = Block::m;
+  /// Columns of C per thread block (Block::n).
   static constexpr int block_n = Block::n;
+  /// Depth of the k slice one pipeline stage holds (Block::k).
   static constexpr int block_k = Block::k;
+  /// Rows of C per warp (Warp::m).
   static constexpr int warp_m = Warp::m;
+  /// Columns of C per warp (Warp::n).
   static constexpr int warp_n = Warp::n;
+  /// Rows of C each thread accumulates in registers (Thread::m).
   static constexpr int thread_m = Thread::m;
+  /// Columns of C each thread accumulates in registers (Thread::n).
   static constexpr int thread_n = Thread::n;
+  /// Floats per global load and per C store (VectorWidth).
   static constexpr int vector_width = VectorWidth;
+  /// Shared-memory stages of the k pipeline (Stages).
   static constexpr int stages = Stages;
+  /// Unroll factor of the loop over one stage's k slice (Unroll).
   static constexpr int unroll = Unroll;
+  /// Block rows launched together so that neighbouring blocks share operand tiles in L2 (RasterGroup).
   static constexpr int raster_group = RasterGroup;
+  /// The type the products are summed in: float or double (Accumulator).
   using accumulator_type = Accumulator;
 
   static_assert(block_m > 0 && block_n > 0 && block_k > 0, "block_shape: every extent must be positive");
@@ -88,15 +101,18 @@ struct policy {
   static_assert(warp_m % thread_m == 0, "warp_shape::m must be a multiple of thread_shape::m");
   static_assert(warp_n % thread_n == 0, "warp_shape::n must be a multiple of thread_shape::n");
 
-  /// Threads of a warp along m and along n.
+  /// Threads of a warp along m.
   static constexpr int warp_threads_m = warp_m / thread_m;
+  /// Threads of a warp along n.
   static constexpr int warp_threads_n = warp_n / thread_n;
   static_assert(warp_threads_m * warp_threads_n == 32,
                 "a warp must hold exactly 32 threads: (warp_m / thread_m) * (warp_n / thread_n) == 32");
 
-  /// Warps of a block along m and along n, and the block size.
+  /// Warps of a block along m.
   static constexpr int warps_m = block_m / warp_m;
+  /// Warps of a block along n.
   static constexpr int warps_n = block_n / warp_n;
+  /// Threads per block (warps_m * warps_n * 32): launch with a one-dimensional block of this size.
   static constexpr int threads = warps_m * warps_n * 32;
   static_assert(threads <= 1024, "a block may hold at most 1024 threads: shrink the block tile or grow the thread tile");
 
@@ -105,6 +121,7 @@ struct policy {
   /// A thread's rows (columns) come in fragments of up to 4 contiguous elements, read from shared memory as
   /// one vector; fragments of one thread are a warp-slab apart so that a warp's reads are conflict-free.
   static constexpr int fragment_m = detail::min_int(thread_m, 4);
+  /// Columns per fragment of a thread's register tile: min(thread_n, 4), laid out as fragment_m is for rows.
   static constexpr int fragment_n = detail::min_int(thread_n, 4);
 
   static_assert(vector_width == 1 || vector_width == 2 || vector_width == 4, "vector_width must be 1, 2 or 4");
@@ -137,12 +154,16 @@ struct policy {
 
 /// The first rung of the tutorial: one thread per element of C, a 16 x 16 thread block, no reuse.
 struct naive_policy {
+  /// Always algorithm::naive: this policy drives the one-thread-per-element kernel.
   static constexpr algorithm kind = algorithm::naive;
   static constexpr int block_m = 16;  ///< Rows of C per block (threadIdx.x runs down a column of C).
   static constexpr int block_n = 16;  ///< Columns of C per block.
+  /// Threads per block, one per element of the block's tile (a 16 x 16 block).
   static constexpr int threads = block_m * block_n;
   static constexpr int vector_width = 1;  ///< Scalar loads: any alignment works.
+  /// The naive kernel sums in float.
   using accumulator_type = float;
+  /// The policy's name, "naive".
   static std::string name() { return "naive"; }
 };
 

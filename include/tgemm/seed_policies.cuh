@@ -7,6 +7,7 @@
 
 #include "policy.cuh"
 
+/// The tutorial's rungs, from the naive kernel to a double-buffered pipeline, as ready-made policies.
 namespace tgemm::seed {
 
 /// Rung 1: one thread per element of C, no reuse of operands.

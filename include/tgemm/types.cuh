@@ -2,6 +2,7 @@
 /// \brief The vocabulary of a BLAS-style call: storage order and operand operation.
 #pragma once
 
+/// Everything tgemm offers: the host calls (gemm(), launch(), can_implement()), policies, and error reporting.
 namespace tgemm {
 
 /// How a matrix is stored, as in CBLAS: which index is contiguous in memory.

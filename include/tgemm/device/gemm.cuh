@@ -28,24 +28,25 @@ namespace detail {
 
 /// The main loop: accumulates op(A)[tile rows, :] * op(B)[:, tile cols] into `acc`, staging block_k slices of
 /// both operands through shared memory. With stages >= 2 the copies for slice t + stages - 1 are in flight while
-/// slice t is multiplied; a single barrier per slice both publishes slice t and frees the stage being refilled.
+/// slice t is multiplied (register-staged operands are written after it); a single barrier per slice both
+/// publishes slice t and frees the stage being refilled.
 template <class Policy, op OpA, op OpB, class Accumulator>
 __device__ __forceinline__ void accumulate(const problem& p, int64_t row_begin, int64_t col_begin,
                                            shared_storage<Policy>& smem, const thread_tile<Policy>& tile,
                                            Accumulator (&acc)[Policy::thread_m][Policy::thread_n]) {
   constexpr int stages = Policy::stages;
-  constexpr bool async = stages > 1;
+  constexpr bool overlap = stages > 1;
   const int thread = threadIdx.x;
-  const tile_loader<Policy::block_m, Policy::block_k, Policy::threads, Policy::vector_width, OpA == op::transpose, async>
+  tile_loader<Policy::block_m, Policy::block_k, Policy::threads, Policy::vector_width, OpA == op::transpose, overlap>
       load_a(p.a, p.lda, row_begin, p.m, p.k, thread);
-  const tile_loader<Policy::block_n, Policy::block_k, Policy::threads, Policy::vector_width, OpB == op::none, async>
+  tile_loader<Policy::block_n, Policy::block_k, Policy::threads, Policy::vector_width, OpB == op::none, overlap>
       load_b(p.b, p.ldb, col_begin, p.n, p.k, thread);
   const int64_t k_tiles = (p.k + Policy::block_k - 1) / Policy::block_k;
 
   if constexpr (stages == 1) {
     for (int64_t t = 0; t < k_tiles; ++t) {
-      load_a.load(&smem.a[0][0][0], t * Policy::block_k);
-      load_b.load(&smem.b[0][0][0], t * Policy::block_k);
+      load_a.fetch(&smem.a[0][0][0]);
+      load_b.fetch(&smem.b[0][0][0]);
       __syncthreads();
       multiply_stage<Policy>(&smem.a[0][0][0], &smem.b[0][0][0], tile, acc);
       __syncthreads();  // everyone is done reading before the next slice overwrites the stage
@@ -54,23 +55,31 @@ __device__ __forceinline__ void accumulate(const problem& p, int64_t row_begin, 
 #pragma unroll
     for (int s = 0; s < stages - 1; ++s) {
       if (s < k_tiles) {
-        load_a.load(&smem.a[s][0][0], s * Policy::block_k);
-        load_b.load(&smem.b[s][0][0], s * Policy::block_k);
+        load_a.fetch(&smem.a[s][0][0]);
+        load_b.fetch(&smem.b[s][0][0]);
+        load_a.store(&smem.a[s][0][0]);
+        load_b.store(&smem.b[s][0][0]);
       }
       copy_commit();  // one group per slice, even an empty one, keeps the wait counts below exact
     }
+    int read_stage = 0, write_stage = stages - 1;
     for (int64_t t = 0; t < k_tiles; ++t) {
       copy_wait<stages - 2>();  // this thread's copies of slice t have landed ...
       __syncthreads();          // ... and everyone's, and slice t - 1 is no longer being read
-      const int64_t next = t + stages - 1;
-      if (next < k_tiles) {
-        const int refill = int(next % stages);
-        load_a.load(&smem.a[refill][0][0], next * Policy::block_k);
-        load_b.load(&smem.b[refill][0][0], next * Policy::block_k);
+      const bool refill = t + stages - 1 < k_tiles;
+      if (refill) {
+        load_a.fetch(&smem.a[write_stage][0][0]);
+        load_b.fetch(&smem.b[write_stage][0][0]);
       }
       copy_commit();
-      const int current = int(t % stages);
-      multiply_stage<Policy>(&smem.a[current][0][0], &smem.b[current][0][0], tile, acc);
+      multiply_stage<Policy>(&smem.a[read_stage][0][0], &smem.b[read_stage][0][0], tile, acc);
+      if (refill) {
+        // Register-staged operands land now: their loads had the whole slice of FMAs to arrive.
+        load_a.store(&smem.a[write_stage][0][0]);
+        load_b.store(&smem.b[write_stage][0][0]);
+      }
+      read_stage = read_stage + 1 == stages ? 0 : read_stage + 1;
+      write_stage = write_stage + 1 == stages ? 0 : write_stage + 1;
     }
     copy_wait<0>();  // no copy may still be writing shared memory when the block moves on
   }
@@ -83,6 +92,10 @@ __device__ __forceinline__ void accumulate(const problem& p, int64_t row_begin, 
 /// Call it from a `__global__` kernel launched with `Policy::threads` threads in a one-dimensional block; every
 /// thread of the block must call it (it contains barriers). Tiles may overhang the matrix: out-of-range rows and
 /// columns read as zero and are never written.
+///
+/// Nothing is checked here. A and B (and C for linear_combination) must be aligned to `Policy::vector_width`
+/// floats, with leading dimensions that are multiples of it; tgemm::can_implement<Policy>() checks a call on the
+/// host.
 ///
 /// \tparam Policy    a tiled tgemm::policy.
 /// \tparam OpA, OpB  whether A and B are read transposed (see device::problem for the addressing).

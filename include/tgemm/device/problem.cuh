@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+/// The block-level building blocks, callable from any kernel: device::gemm(), its inputs and its epilogues.
 namespace tgemm::device {
 
 /// The operands of C = op(A) op(B) as the device layer sees them: column-major, 64-bit sizes and strides.

@@ -3,8 +3,12 @@
 ///
 /// Both operands are staged k-major in shared memory, `stage[k][mn]`, so that the FMA loop reads a thread's
 /// fragment of rows (or columns) at one k as a contiguous vector. The global operand is either contiguous
-/// along mn (A not transposed, B transposed: a straight vector copy) or along k (A transposed, B not: each
-/// vector is scattered down a column of the stage).
+/// along mn (A not transposed, B transposed) or along k (A transposed, B not).
+///
+/// - Contiguous along mn: a straight vector copy, cp.async on sm_80+ when the policy pipelines (no registers).
+/// - Contiguous along k: each 16-byte vector holds 4 k of one mn and must be scattered down a stage column.
+///   It is fetched into registers (one wide load) early and stored to shared memory later, after the FMAs of
+///   the current slice, so the load's latency hides behind that work (register staging).
 #pragma once
 
 #include <cstdint>
@@ -18,7 +22,7 @@ namespace tgemm::device::detail {
 /// \tparam Threads      threads of the block.
 /// \tparam Vector       floats per global access.
 /// \tparam ContiguousK  true when consecutive k of one mn index are adjacent in memory.
-/// \tparam Async        use cp.async where available.
+/// \tparam Async        overlap the copy with compute (cp.async or register staging); false: copy at once.
 template <int TileMN, int TileK, int Threads, int Vector, bool ContiguousK, bool Async>
 class tile_loader {
  public:
@@ -26,6 +30,8 @@ class tile_loader {
   static constexpr int vectors_per_thread = TileMN * TileK / (Vector * Threads);
   static_assert(vectors_per_thread >= 1 && TileMN * TileK % (Vector * Threads) == 0,
                 "a tile must split evenly into one vector per thread per load step");
+  /// True when the copy goes through registers: fetch() early, store() after the current slice's FMAs.
+  static constexpr bool staged = ContiguousK && Async;
 
   /// \param base       the operand in its canonical column-major form (element (mn, k) at base[mn + k*ld] when
   ///                   contiguous along mn, base[k + mn*ld] when contiguous along k).
@@ -34,12 +40,13 @@ class tile_loader {
   /// \param extent_k   k; indices at or past it read as zero.
   __device__ __forceinline__ tile_loader(const float* __restrict__ base, int64_t ld, int64_t mn_begin,
                                          int64_t extent_mn, int64_t extent_k, int thread)
-      : base_(base), ld_(ld), extent_k_(extent_k) {
+      : base_(base), slice_step_(ContiguousK ? int64_t(TileK) : int64_t(TileK) * ld), extent_k_(extent_k) {
 #pragma unroll
     for (int i = 0; i < vectors_per_thread; ++i) {
       const int v = thread + i * Threads;
       int mn, k;
       if constexpr (ContiguousK) {
+        // Consecutive threads take consecutive vectors along k: a warp reads whole 32-byte sectors.
         mn = v / (TileK / Vector);
         k = (v % (TileK / Vector)) * Vector;
       } else {
@@ -60,59 +67,71 @@ class tile_loader {
     }
   }
 
-  /// Issues the copies of the k slice starting at k_begin into `stage` (stage[k][mn], rows row_stride long).
-  __device__ __forceinline__ void load(float* stage, int64_t k_begin) const {
+  /// Starts the copy of the next k slice (slices are taken in order: 0, block_k, 2 block_k, ...): cp.async or
+  /// plain copies into `stage`, or, for a staged operand, wide loads into registers that store() finishes.
+  __device__ __forceinline__ void fetch(float* stage) {
 #pragma unroll
     for (int i = 0; i < vectors_per_thread; ++i) {
-      const int64_t k = k_begin + tile_k_[i];
-      const int64_t k_left = extent_k_ - k;
+      const int64_t k_left = extent_k_ - (slice_k_ + tile_k_[i]);
       if constexpr (ContiguousK) {
         const int valid = mn_valid_[i] == 0 || k_left <= 0 ? 0 : (k_left >= Vector ? Vector : int(k_left));
-        const float* source = valid > 0 ? base_ + global_offset_[i] + k_begin : base_;
-        // The vector runs along k, the stage along mn: it lands element by element down a stage column.
-#if TGEMM_HAS_CP_ASYNC
-        if constexpr (Async) {
-#pragma unroll
-          for (int e = 0; e < Vector; ++e) {
-            copy_floats<1, true>(stage + shared_offset_[i] + e * row_stride, source + (e < valid ? e : 0),
-                                 e < valid ? 1 : 0);
-          }
-          continue;
-        }
-#endif
-        float values[Vector];
-        if (valid == Vector) {
-          if constexpr (Vector == 4) {
-            const float4 v = *reinterpret_cast<const float4*>(source);
-            values[0] = v.x, values[1] = v.y, values[2] = v.z, values[3] = v.w;
-          } else if constexpr (Vector == 2) {
-            const float2 v = *reinterpret_cast<const float2*>(source);
-            values[0] = v.x, values[1] = v.y;
-          } else {
-            values[0] = *source;
-          }
-        } else {
-#pragma unroll
-          for (int e = 0; e < Vector; ++e) values[e] = e < valid ? source[e] : 0.0f;
-        }
-#pragma unroll
-        for (int e = 0; e < Vector; ++e) stage[shared_offset_[i] + e * row_stride] = values[e];
+        const float* source = base_ + (valid > 0 ? global_offset_[i] + slice_offset_ : 0);
+        read_vector(registers_[i], source, valid);
+        if constexpr (!staged) write_column(stage, i);
       } else {
         const int valid = k_left > 0 ? mn_valid_[i] : 0;
-        const float* source = valid > 0 ? base_ + global_offset_[i] + k_begin * ld_ : base_;
+        const float* source = base_ + (valid > 0 ? global_offset_[i] + slice_offset_ : 0);
         copy_floats<Vector, Async>(stage + shared_offset_[i], source, valid);
       }
+    }
+    slice_k_ += TileK;
+    slice_offset_ += slice_step_;
+  }
+
+  /// Finishes a staged fetch: writes the registers into `stage` (nothing to do for other operands).
+  __device__ __forceinline__ void store(float* stage) const {
+    if constexpr (staged) {
+#pragma unroll
+      for (int i = 0; i < vectors_per_thread; ++i) write_column(stage, i);
     }
   }
 
  private:
+  /// Loads `valid` floats (the rest zero) as one wide load when the whole vector is in range.
+  __device__ __forceinline__ static void read_vector(float (&out)[Vector], const float* __restrict__ source,
+                                                     int valid) {
+    if (valid == Vector) {
+      if constexpr (Vector == 4) {
+        const float4 v = __ldg(reinterpret_cast<const float4*>(source));
+        out[0] = v.x, out[1] = v.y, out[2] = v.z, out[3] = v.w;
+      } else if constexpr (Vector == 2) {
+        const float2 v = __ldg(reinterpret_cast<const float2*>(source));
+        out[0] = v.x, out[1] = v.y;
+      } else {
+        out[0] = __ldg(source);
+      }
+    } else {
+#pragma unroll
+      for (int e = 0; e < Vector; ++e) out[e] = e < valid ? __ldg(source + e) : 0.0f;
+    }
+  }
+
+  /// Scatters vector i (Vector consecutive k of one mn) down the stage's column mn.
+  __device__ __forceinline__ void write_column(float* stage, int i) const {
+#pragma unroll
+    for (int e = 0; e < Vector; ++e) stage[shared_offset_[i] + e * row_stride] = registers_[i][e];
+  }
+
   const float* __restrict__ base_;
-  int64_t ld_;
+  int64_t slice_step_;        // elements between the starts of consecutive k slices
   int64_t extent_k_;
+  int64_t slice_k_ = 0;       // first k of the next slice
+  int64_t slice_offset_ = 0;  // element offset of the next slice
   int64_t global_offset_[vectors_per_thread];
   int shared_offset_[vectors_per_thread];
   int tile_k_[vectors_per_thread];
   int mn_valid_[vectors_per_thread];
+  float registers_[ContiguousK ? vectors_per_thread : 1][Vector];
 };
 
 }  // namespace tgemm::device::detail

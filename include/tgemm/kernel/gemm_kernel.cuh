@@ -1,5 +1,5 @@
 /// \file kernel/gemm_kernel.cuh
-/// \brief The __global__ kernels: grid-to-tile mapping around device::gemm, the naive kernel, and C = beta C.
+/// \brief The `__global__` kernels: grid-to-tile mapping around device::gemm, the naive kernel, and C = beta C.
 #pragma once
 
 #include <cstdint>
@@ -8,9 +8,10 @@
 #include "../device/naive.cuh"
 #include "../tuning.cuh"
 
+/// The `__global__` kernels the host calls launch: thin wrappers that map blocks to tiles around device::gemm().
 namespace tgemm::kernel {
 
-/// The block tiles of a problem, and how many block rows are launched together (raster group).
+/// The block tiles of a problem: how many along m and along n.
 struct tile_grid {
   int64_t tiles_m = 0;  ///< ceil(m / block_m).
   int64_t tiles_n = 0;  ///< ceil(n / block_n).
