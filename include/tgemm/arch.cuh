@@ -109,5 +109,22 @@ inline status current_arch(int& device, int& arch) {
   return status::success;
 }
 
+/// The device's number of multiprocessors (cached per device): what split-K sizes its grids against.
+inline status multiprocessor_count(int device, int& count) {
+  static std::atomic<int> cache[cached_devices];  // 0: not known yet
+  if (device >= 0 && device < cached_devices) {
+    count = cache[device].load(std::memory_order_relaxed);
+    if (count > 0) return status::success;
+  }
+  const cudaError_t error = cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device);
+  if (error != cudaSuccess) {
+    (void)cudaGetLastError();
+    return fail(status::cuda_error, error, "reading the multiprocessor count of device %d failed with %s", device,
+                cudaGetErrorName(error));
+  }
+  if (device >= 0 && device < cached_devices) cache[device].store(count, std::memory_order_relaxed);
+  return status::success;
+}
+
 }  // namespace detail
 }  // namespace tgemm

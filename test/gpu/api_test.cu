@@ -10,7 +10,10 @@ using namespace tgemm;
 using namespace tgemm::test;
 
 TEST_CASE("gemm() handles every order, op pair, pointer offset and padding", "[gpu][dispatch]") {
-  const std::array<int64_t, 3> shapes[] = {{256, 192, 130}, {1000, 37, 515}, {129, 257, 64}, {1, 300, 77}};
+  // The last three take the skinny paths: a 32-row tile with split-K, a 32-column tile with split-K, and a
+  // 128 x 128 tile with split-K; misaligned variants of the large ones are repacked.
+  const std::array<int64_t, 3> shapes[] = {{256, 192, 130}, {1000, 37, 515}, {129, 257, 64}, {1, 300, 77},
+                                           {16, 520, 3000},  {700, 20, 2500}, {256, 192, 4096}};
   int cases = 0;
   for (layout order : {layout::col_major, layout::row_major}) {
     for (const auto& ops : op_pairs) {
@@ -33,6 +36,17 @@ TEST_CASE("gemm() handles every order, op pair, pointer offset and padding", "[g
     }
   }
   SUCCEED(cases << " dispatcher cases");
+}
+
+TEST_CASE("gemm() with C misaligned for vector stores", "[gpu][dispatch]") {
+  for (int64_t offset_c : {1, 2, 3}) {
+    gemm_case c;
+    c.m = 300, c.n = 260, c.k = 70, c.alpha = 1.0f, c.beta = 0.5f, c.offset_c = offset_c, c.ld_multiple = 4;
+    run_and_check(c, [&](const float* a, const float* b, float* cc) {
+      return launch<tuning::sm90::general>(c.order, c.op_a, c.op_b, c.m, c.n, c.k, c.alpha, a, c.lda(), b, c.ldb(),
+                                           c.beta, cc, c.ldc());
+    });
+  }
 }
 
 TEST_CASE("gemm() on a larger square problem, both orders", "[gpu][dispatch]") {
@@ -67,8 +81,8 @@ TEST_CASE("launch<P> refuses operands P cannot handle and leaves C untouched", "
   require_c_untouched(m * n + 4, [&](float* c) {
     REQUIRE(launch<seed::vectorized>(layout::col_major, op::none, op::none, m, n, k, 1.0f, a.get() + 1, m, b.get(), k,
                                      0.0f, c, m) == status::misaligned_operand);
-    REQUIRE(launch<seed::vectorized>(layout::col_major, op::none, op::none, m, n, k, 1.0f, a.get(), m, b.get(), k,
-                                     0.0f, c + 2, m) == status::misaligned_operand);
+    REQUIRE(launch<seed::vectorized>(layout::col_major, op::none, op::none, m, n, k, 1.0f, a.get(), m, b.get() + 2,
+                                     k, 0.0f, c, m) == status::misaligned_operand);
     REQUIRE(launch<seed::vectorized>(layout::col_major, op::none, op::none, m - 1, n, k, 1.0f, a.get(), m - 1, b.get(),
                                      k, 0.0f, c, m - 1) == status::misaligned_operand);
     REQUIRE(std::string(last_error().message).find("multiple of 4") != std::string::npos);

@@ -1,19 +1,24 @@
 // Every architecture's default policies (run here on whatever GPU is present: a policy is plain CUDA and runs on
 // any architecture the build targets) and the test-only corner policies. sm75::general and sm86::{general,
-// unaligned} are the same types as seed::double_buffered and sm75::{general, unaligned}, so they are swept once.
+// unaligned, narrow_*} are the same types as seed::double_buffered and sm75's, and sm90's narrow policies are
+// sm80's, so each type is swept once.
 #include "policy_sweep.hpp"
 
 #include <type_traits>
 
 static_assert(std::is_same<tgemm::tuning::sm75::general, tgemm::seed::double_buffered>::value &&
                   std::is_same<tgemm::tuning::sm86::general, tgemm::tuning::sm75::general>::value &&
-                  std::is_same<tgemm::tuning::sm86::unaligned, tgemm::tuning::sm75::unaligned>::value,
+                  std::is_same<tgemm::tuning::sm86::unaligned, tgemm::tuning::sm75::unaligned>::value &&
+                  std::is_same<tgemm::tuning::sm86::narrow_m, tgemm::tuning::sm75::narrow_m>::value &&
+                  std::is_same<tgemm::tuning::sm90::narrow_n, tgemm::tuning::sm80::narrow_n>::value &&
+                  std::is_same<tgemm::tuning::sm80::medium, tgemm::tuning::sm80::general>::value,
               "a default policy changed: add it to the sweep below");
 
 namespace tuning = tgemm::tuning;
 using tuned_policies =
-    std::tuple<tuning::sm75::unaligned, tuning::sm80::general, tuning::sm80::unaligned, tuning::sm90::general,
-               tuning::sm90::unaligned,
+    std::tuple<tuning::sm75::unaligned, tuning::sm75::narrow_m, tuning::sm75::narrow_n, tuning::sm80::general,
+               tuning::sm80::unaligned, tuning::sm80::narrow_m, tuning::sm80::narrow_n, tuning::sm90::general,
+               tuning::sm90::medium, tuning::sm90::unaligned,
                tgemm::test::double_accumulator, tgemm::test::deep_pipeline, tgemm::test::narrow_fragments>;
 
 TEMPLATE_LIST_TEST_CASE("tuned and corner policies match the float64 reference", "[gpu][policy]", tuned_policies) {

@@ -42,7 +42,7 @@ __device__ __forceinline__ float combine(Accumulator acc, float alpha, float bet
 }
 
 /// C = alpha * acc + beta * C for the in-bounds part of a thread's tile. Runs of rows are written as
-/// vectors of min(vector_width, fragment_m) floats where the whole run is inside C.
+/// vectors of min(vector_width, fragment_m) floats where the whole run is inside C and C is aligned for them.
 template <class Policy, class Accumulator>
 __device__ __forceinline__ void store_linear_combination(const linear_combination& e, int64_t m, int64_t n,
                                                          int64_t row_begin, int64_t col_begin,
@@ -50,6 +50,10 @@ __device__ __forceinline__ void store_linear_combination(const linear_combinatio
                                                          const Accumulator (&acc)[Policy::thread_m][Policy::thread_n]) {
   constexpr int width = Policy::vector_width < Policy::fragment_m ? Policy::vector_width : Policy::fragment_m;
   const bool read_c = e.beta != 0.0f;  // beta == 0: C is write-only (BLAS semantics)
+  // C's alignment is checked here, once per tile, rather than demanded of the caller: a misaligned C costs
+  // only narrower stores.
+  const bool vectors_fit =
+      width == 1 || (reinterpret_cast<uintptr_t>(e.c) % (sizeof(float) * width) == 0 && e.ldc % width == 0);
 #pragma unroll
   for (int j = 0; j < Policy::thread_n; ++j) {
     const int64_t col = col_begin + tile.col(j);
@@ -60,7 +64,7 @@ __device__ __forceinline__ void store_linear_combination(const linear_combinatio
       const int64_t row = row_begin + tile.row(i);
       float old[width] = {};
       float out[width];
-      if (row + width <= m) {
+      if (vectors_fit && row + width <= m) {
         if (read_c) load_vector<width>(old, column + row);
 #pragma unroll
         for (int w = 0; w < width; ++w) out[w] = combine(acc[i + w][j], e.alpha, e.beta, old[w], read_c);

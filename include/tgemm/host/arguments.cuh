@@ -130,43 +130,46 @@ inline status check_arguments(layout order, op op_a, op op_b, int64_t m, int64_t
   return status::success;
 }
 
-/// True when every pointer the call touches is aligned to `vector_width` floats and every such leading
-/// dimension is a multiple of it: what a policy that moves vector_width floats at a time needs.
+/// True when A and B (if the call reads them) are aligned to `vector_width` floats with leading dimensions that
+/// are multiples of it: what a policy that loads vector_width floats at a time needs. C has no such need: the
+/// epilogue checks its alignment itself and falls back to narrower stores.
 inline bool is_aligned(const canonical_call& call, int vector_width) {
   const auto fits = [&](const void* pointer, int64_t ld) {
     return reinterpret_cast<uintptr_t>(pointer) % (sizeof(float) * vector_width) == 0 && ld % vector_width == 0;
   };
-  return (!call.reads_operands || (fits(call.problem.a, call.problem.lda) && fits(call.problem.b, call.problem.ldb))) &&
-         (call.empty || fits(call.update.c, call.update.ldc));
+  const bool c_fits = call.empty || reinterpret_cast<uintptr_t>(call.update.c) % sizeof(float) == 0;
+  return c_fits && (!call.reads_operands ||
+                    (fits(call.problem.a, call.problem.lda) && fits(call.problem.b, call.problem.ldb)));
 }
 
-/// Like is_aligned, but fails with misaligned_operand naming the first operand (as the caller named it) that
-/// does not fit. `policy_name` goes into the message.
+/// Fails with misaligned_operand naming the first operand (as the caller named it) that does not fit a policy
+/// loading `vector_width` floats at a time; also checks that C is at least float-aligned. `policy_name` goes
+/// into the message.
 inline status check_alignment(const canonical_call& call, int vector_width, const char* policy_name) {
   struct operand {
     const char* name;
     const void* pointer;
     int64_t ld;
+    int width;  // floats the kernel moves at a time from or to this operand
     bool used;
   };
   const operand operands[] = {
-      {call.name_a, call.problem.a, call.problem.lda, call.reads_operands},
-      {call.name_b, call.problem.b, call.problem.ldb, call.reads_operands},
-      {"C", call.update.c, call.update.ldc, !call.empty},
+      {call.name_a, call.problem.a, call.problem.lda, vector_width, call.reads_operands},
+      {call.name_b, call.problem.b, call.problem.ldb, vector_width, call.reads_operands},
+      {"C", call.update.c, call.update.ldc, 1, !call.empty},
   };
   for (const operand& x : operands) {
     if (!x.used) continue;
-    const bool pointer_ok = reinterpret_cast<uintptr_t>(x.pointer) % (sizeof(float) * vector_width) == 0;
-    if (vector_width == 1 && !pointer_ok) {
+    const bool pointer_ok = reinterpret_cast<uintptr_t>(x.pointer) % (sizeof(float) * x.width) == 0;
+    if (x.width == 1 && !pointer_ok) {
       return fail(status::misaligned_operand, cudaSuccess, "%s (at %p) is not aligned to 4 bytes, as a float must be",
                   x.name, x.pointer);
     }
-    if (!pointer_ok || x.ld % vector_width != 0) {
+    if (!pointer_ok || x.ld % x.width != 0) {
       return fail(status::misaligned_operand, cudaSuccess,
-                  "policy %s moves %d floats at a time, so %s (at %p, leading dimension %lld) must be %d-byte "
+                  "policy %s loads %d floats at a time, so %s (at %p, leading dimension %lld) must be %d-byte "
                   "aligned with a leading dimension that is a multiple of %d; tgemm::gemm() accepts any alignment",
-                  policy_name, vector_width, x.name, x.pointer, (long long)x.ld, int(sizeof(float)) * vector_width,
-                  vector_width);
+                  policy_name, x.width, x.name, x.pointer, (long long)x.ld, int(sizeof(float)) * x.width, x.width);
     }
   }
   return status::success;

@@ -1,13 +1,16 @@
 /// \file host/dispatch.cuh
-/// \brief tgemm::gemm(): the BLAS-style call that picks the policy for the device and the operands' alignment.
+/// \brief tgemm::gemm(): the BLAS-style call that picks the policy for the device, the shape and the operands'
+/// alignment, repacks misaligned operands and splits k for skinny problems.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <mutex>
 
 #include "../arch.cuh"
 #include "../kernel/gemm_kernel.cuh"
+#include "../kernel/pack_kernel.cuh"
 #include "../status.cuh"
 #include "../tuning.cuh"
 #include "../types.cuh"
@@ -18,15 +21,186 @@ namespace tgemm {
 
 namespace detail {
 
-/// Launches the dispatch kernel for one pick (general or unaligned) of the chain entry Tuning.
+/// Problems of at least this many flops repack misaligned A and B rather than use scalar loads: the copy costs
+/// one pass over A and B, which large products repay many times over.
+inline constexpr double pack_threshold_flops = 1 << 27;
+/// Split-K workspace is bounded; beyond it the split shrinks.
+inline constexpr int64_t max_partials_bytes = int64_t(512) << 20;
+
+/// tgemm's own stream-ordered memory pool on `device`, created on first use and kept for the process. Its
+/// release threshold is unlimited, so memory freed at the end of one call is reused by the next instead of
+/// going back to the driver at every synchronisation (which costs tens of microseconds per call). It holds at
+/// most the largest scratch one call has needed. nullptr when the device has no pools: then the device's
+/// default pool is used.
+inline cudaMemPool_t workspace_pool(int device) {
+  static std::mutex mutex;
+  static cudaMemPool_t pools[cached_devices] = {};
+  static bool failed[cached_devices] = {};
+  if (device < 0 || device >= cached_devices) return nullptr;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (pools[device] == nullptr && !failed[device]) {
+    cudaMemPoolProps properties{};
+    properties.allocType = cudaMemAllocationTypePinned;
+    properties.location.type = cudaMemLocationTypeDevice;
+    properties.location.id = device;
+    if (cudaMemPoolCreate(&pools[device], &properties) != cudaSuccess) {
+      (void)cudaGetLastError();
+      pools[device] = nullptr;
+      failed[device] = true;
+    } else {
+      uint64_t keep_everything = UINT64_MAX;
+      (void)cudaMemPoolSetAttribute(pools[device], cudaMemPoolAttrReleaseThreshold, &keep_everything);
+    }
+  }
+  return pools[device];
+}
+
+/// Stream-ordered scratch memory: no synchronisation to get it, freed after the work that uses it, in stream
+/// order. A failed allocation is not an error: callers take a path that needs none.
+class stream_workspace {
+ public:
+  stream_workspace(int device, cudaStream_t stream) : pool_(workspace_pool(device)), stream_(stream) {}
+  stream_workspace(const stream_workspace&) = delete;
+  stream_workspace& operator=(const stream_workspace&) = delete;
+  ~stream_workspace() {
+    for (void* p : data_) {
+      if (p != nullptr) (void)cudaFreeAsync(p, stream_);
+    }
+  }
+  /// `bytes` of scratch (at most two allocations per workspace: packed operands, split-K partials), or nullptr,
+  /// leaving no error behind, when none can be had.
+  float* allocate(int64_t bytes) {
+    void** slot = data_[0] == nullptr ? &data_[0] : (data_[1] == nullptr ? &data_[1] : nullptr);
+    if (slot == nullptr) return nullptr;
+    void* p = nullptr;
+    const cudaError_t error = pool_ != nullptr ? cudaMallocFromPoolAsync(&p, size_t(bytes), pool_, stream_)
+                                               : cudaMallocAsync(&p, size_t(bytes), stream_);
+    if (error != cudaSuccess) {
+      (void)cudaGetLastError();
+      return nullptr;
+    }
+    *slot = p;
+    return static_cast<float*>(p);
+  }
+
+ private:
+  cudaMemPool_t pool_;
+  cudaStream_t stream_;
+  void* data_[2] = {nullptr, nullptr};
+};
+
+inline int64_t round_up(int64_t x, int64_t multiple) { return (x + multiple - 1) / multiple * multiple; }
+
+/// How many k slices a problem should be cut into so that Policy's grid fills the device: none when its tiles
+/// already cover every multiprocessor, otherwise about two blocks per multiprocessor, each slice at least four
+/// k steps deep. Returns the slices and sets k_per_slice (a multiple of block_k).
+template <class Policy>
+int64_t choose_split(const canonical_call& call, int multiprocessors, int64_t& k_per_slice) {
+  const device::problem& p = call.problem;
+  const int64_t tiles = ((p.m + Policy::block_m - 1) / Policy::block_m) * ((p.n + Policy::block_n - 1) / Policy::block_n);
+  const int64_t min_slice = 4 * Policy::block_k;
+  k_per_slice = p.k;
+  if (tiles >= multiprocessors || p.k < 2 * min_slice) return 1;
+  int64_t slices = (2 * int64_t(multiprocessors) + tiles - 1) / tiles;
+  slices = slices < p.k / min_slice ? slices : p.k / min_slice;
+  const int64_t partial_bytes = round_up(p.m, 4) * p.n * int64_t(sizeof(float));
+  while (slices > 1 && slices * partial_bytes > max_partials_bytes) slices /= 2;
+  if (slices <= 1) return 1;
+  k_per_slice = round_up((p.k + slices - 1) / slices, Policy::block_k);
+  return (p.k + k_per_slice - 1) / k_per_slice;
+}
+
+/// Launches the dispatch kernel of one pick of the chain entry Tuning, splitting k when the grid would leave
+/// multiprocessors idle (and workspace can be had).
 template <class Chain, class Tuning, class Pick>
-status launch_dispatched(const canonical_call& call, int device, cudaStream_t stream) {
+status launch_picked(const canonical_call& call, int device, int multiprocessors, stream_workspace& scratch,
+                     cudaStream_t stream) {
   using policy = typename Pick::template policy<Tuning>;
   if (status s = check_grid<policy>(call); s != status::success) return s;
-  return with_ops(call.op_a, call.op_b, [&](auto a, auto b) {
+  kernel::split_k split;
+  split.slices = choose_split<policy>(call, multiprocessors, split.k_per_slice);
+  if (split.slices > 1) {
+    split.ld_partials = round_up(call.problem.m, 4);
+    split.partials = scratch.allocate(split.slices * split.ld_partials * call.problem.n * int64_t(sizeof(float)));
+    if (split.partials == nullptr) split = kernel::split_k{};
+  }
+  const status launched = with_ops(call.op_a, call.op_b, [&](auto a, auto b) {
     return launch_tiled<policy, kernel::dispatch_gemm<Chain, Pick, decltype(a)::value, decltype(b)::value>>(
-        call, device, stream);
+        call, device, stream, split);
   });
+  if (launched != status::success || split.slices == 1) return launched;
+  constexpr int threads = 256;
+  const int64_t row_blocks = (call.problem.m + threads - 1) / threads;
+  const dim3 grid(unsigned(row_blocks < 1024 ? row_blocks : 1024),
+                  unsigned(call.problem.n < 65535 ? call.problem.n : 65535));
+  return launch_kernel(kernel::reduce_split_k<0>, grid, dim3(threads), 0, stream, device,
+                       static_cast<const float*>(split.partials), split.ld_partials, split.ld_partials * call.problem.n,
+                       int(split.slices), call.problem.m, call.problem.n, call.update.alpha, call.update.beta,
+                       call.update.c, call.update.ldc);
+}
+
+/// Copies op(X) into `dst`, contiguous along mn with leading dimension ld_dst (see kernel::pack_operand).
+inline status pack(const float* src, int64_t ld, bool contiguous_k, int64_t extent_mn, int64_t extent_k, float* dst,
+                   int64_t ld_dst, int device, cudaStream_t stream) {
+  const int64_t tiles_mn = (extent_mn + kernel::pack_tile - 1) / kernel::pack_tile;
+  const int64_t tiles_k = (extent_k + kernel::pack_tile - 1) / kernel::pack_tile;
+  if (tiles_mn > 2147483647) return fail_too_many_tiles(tiles_mn);
+  const dim3 grid(unsigned(tiles_mn), unsigned(tiles_k < 65535 ? tiles_k : 65535));
+  const dim3 block(kernel::pack_tile, 8);
+  return contiguous_k
+             ? launch_kernel(kernel::pack_operand<true>, grid, block, 0, stream, device, src, ld, extent_mn, extent_k,
+                             dst, ld_dst)
+             : launch_kernel(kernel::pack_operand<false>, grid, block, 0, stream, device, src, ld, extent_mn, extent_k,
+                             dst, ld_dst);
+}
+
+/// The dispatcher proper, for one chain entry. Shape picks the tile: a 32-wide tile when m or n is tiny, a
+/// 128 x 128 tile when the large tile would leave multiprocessors idle, the large tile otherwise. Misaligned A or
+/// B are repacked into aligned scratch (large problems) or read with scalar loads (small ones).
+template <class Chain, class Tuning>
+status dispatch(canonical_call call, int device, cudaStream_t stream) {
+  int multiprocessors = 0;
+  if (status s = multiprocessor_count(device, multiprocessors); s != status::success) return s;
+  stream_workspace scratch(device, stream);
+  const int64_t m = call.problem.m, n = call.problem.n, k = call.problem.k;
+
+  if (!is_aligned(call, Tuning::general::vector_width)) {
+    const int64_t ld_a = round_up(m, 4), ld_b = round_up(n, 4);
+    float* packed = 2.0 * double(m) * double(n) * double(k) >= pack_threshold_flops
+                        ? scratch.allocate((ld_a + ld_b) * k * int64_t(sizeof(float)))
+                        : nullptr;
+    if (packed == nullptr) {
+      return launch_picked<Chain, Tuning, tuning::pick_unaligned>(call, device, multiprocessors, scratch, stream);
+    }
+    // op(A) becomes column-major m x k, op(B) becomes B^T stored n-contiguous: the layout whose tiles load
+    // with plain vector copies (op_a = none, op_b = transpose).
+    float* packed_a = packed;
+    float* packed_b = packed + ld_a * k;
+    if (status s = pack(call.problem.a, call.problem.lda, call.op_a == op::transpose, m, k, packed_a, ld_a, device,
+                        stream);
+        s != status::success) {
+      return s;
+    }
+    if (status s = pack(call.problem.b, call.problem.ldb, call.op_b == op::none, n, k, packed_b, ld_b, device, stream);
+        s != status::success) {
+      return s;
+    }
+    call.problem.a = packed_a, call.problem.lda = ld_a, call.op_a = op::none;
+    call.problem.b = packed_b, call.problem.ldb = ld_b, call.op_b = op::transpose;
+  }
+
+  using general = typename Tuning::general;
+  if (m <= tuning::narrow_extent && n > m) {
+    return launch_picked<Chain, Tuning, tuning::pick_narrow_m>(call, device, multiprocessors, scratch, stream);
+  }
+  if (n <= tuning::narrow_extent) {
+    return launch_picked<Chain, Tuning, tuning::pick_narrow_n>(call, device, multiprocessors, scratch, stream);
+  }
+  const int64_t general_tiles = ((m + general::block_m - 1) / general::block_m) * ((n + general::block_n - 1) / general::block_n);
+  if (general_tiles < multiprocessors || m < general::block_m || n < general::block_n) {
+    return launch_picked<Chain, Tuning, tuning::pick_medium>(call, device, multiprocessors, scratch, stream);
+  }
+  return launch_picked<Chain, Tuning, tuning::pick_general>(call, device, multiprocessors, scratch, stream);
 }
 
 }  // namespace detail
@@ -34,8 +208,10 @@ status launch_dispatched(const canonical_call& call, int device, cudaStream_t st
 /// C = alpha op(A) op(B) + beta C, as cblas_sgemm defines it, on device pointers, enqueued on `stream`.
 ///
 /// op(A) is m x k, op(B) is k x n, C is m x n, all stored in `order` with leading dimensions lda, ldb, ldc.
-/// The call never synchronises. It picks the policy tuned for the device's architecture, with vector loads
-/// when every pointer and leading dimension allows them and scalar loads otherwise, so any alignment works.
+/// The call never synchronises. It picks the policy tuned for the device's architecture and the problem's
+/// shape; any alignment works (misaligned operands of large problems are repacked into stream-ordered scratch
+/// memory, small ones are read with scalar loads), and problems too small to fill the GPU split k, with partial
+/// products summed in a fixed order so results are reproducible bit for bit.
 ///
 /// - m == 0 or n == 0: success, nothing touched.
 /// - k == 0 or alpha == 0: C = beta C; A and B are not read (and may be null).
@@ -60,11 +236,7 @@ inline status gemm(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t
 
   using chain = tuning::default_chain;
   return tuning::with_tuning<chain>(arch, [&](auto entry) {
-    using entry_type = decltype(entry);
-    if (detail::is_aligned(call, entry_type::general::vector_width)) {
-      return detail::launch_dispatched<chain, entry_type, tuning::pick_general>(call, device, stream);
-    }
-    return detail::launch_dispatched<chain, entry_type, tuning::pick_unaligned>(call, device, stream);
+    return detail::dispatch<chain, decltype(entry)>(call, device, stream);
   });
 }
 

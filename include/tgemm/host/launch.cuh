@@ -113,16 +113,18 @@ decltype(auto) with_ops(op op_a, op op_b, F&& f) {
   return op_b == op::none ? f(transpose{}, none{}) : f(transpose{}, transpose{});
 }
 
-/// Launches a tiled kernel (Kernel) whose device code uses Policy.
+/// Launches a tiled kernel (Kernel) whose device code uses Policy; `split` cuts k into gridDim.z slices whose
+/// partial products the caller reduces (see kernel::split_k).
 template <class Policy, auto Kernel>
-status launch_tiled(const canonical_call& call, int device, cudaStream_t stream) {
+status launch_tiled(const canonical_call& call, int device, cudaStream_t stream, const kernel::split_k& split = {}) {
   const int64_t tiles_m = (call.problem.m + Policy::block_m - 1) / Policy::block_m;
   const int64_t tiles_n = (call.problem.n + Policy::block_n - 1) / Policy::block_n;
   dim3 grid;
   if (tiles_n > INT64_MAX / tiles_m || !grid_for(tiles_m * tiles_n, grid)) return fail_too_many_tiles(tiles_m);
+  grid.z = unsigned(split.slices);
   if (status s = prepare_kernel<Kernel>(device, Policy::shared_bytes, &Policy::name); s != status::success) return s;
   return launch_kernel(Kernel, grid, dim3(Policy::threads), Policy::shared_bytes, stream, device, call.problem,
-                       call.update, kernel::tile_grid{tiles_m, tiles_n});
+                       call.update, kernel::tile_grid{tiles_m, tiles_n}, split);
 }
 
 /// Launches the naive kernel: a 16 x 16 block per 16 x 16 tile of C.

@@ -6,6 +6,7 @@
 
 #include "../device/gemm.cuh"
 #include "../device/naive.cuh"
+#include "pack_kernel.cuh"
 #include "../tuning.cuh"
 
 /// The `__global__` kernels the host calls launch: thin wrappers that map blocks to tiles around device::gemm().
@@ -15,6 +16,16 @@ namespace tgemm::kernel {
 struct tile_grid {
   int64_t tiles_m = 0;  ///< ceil(m / block_m).
   int64_t tiles_n = 0;  ///< ceil(n / block_n).
+};
+
+/// Split-K: k is cut into `slices` ranges of k_per_slice (blockIdx.z picks one); each block writes its partial
+/// product to its slice of `partials` (column-major, ld_partials, slices n * ld_partials apart) and a
+/// reduction kernel combines them. slices == 1: no split, the block applies the epilogue to C itself.
+struct split_k {
+  int64_t slices = 1;            ///< Number of k ranges (gridDim.z).
+  int64_t k_per_slice = 0;       ///< Length of each range, a multiple of the policy's block_k.
+  float* partials = nullptr;     ///< slices x (ld_partials x n) floats of workspace.
+  int64_t ld_partials = 0;       ///< Leading dimension of each partial product.
 };
 
 namespace detail {
@@ -44,11 +55,23 @@ __device__ __forceinline__ bool tile_of_block(const tile_grid& grid, int64_t& ti
 
 template <class Policy, op OpA, op OpB>
 __device__ __forceinline__ void run_tiled(const device::problem& p, const device::linear_combination& e,
-                                          const tile_grid& grid) {
+                                          const tile_grid& grid, const split_k& split) {
   int64_t tile_row, tile_col;
   if (!tile_of_block<Policy::raster_group>(grid, tile_row, tile_col)) return;
   auto& smem = *static_cast<device::shared_storage<Policy>*>(dynamic_shared_memory());
-  device::gemm<Policy, OpA, OpB>(p, tile_row, tile_col, smem, e);
+  device::problem operands = p;
+  device::linear_combination output = e;
+  if (split.slices > 1) {
+    // This block's k range: the same problem with A and B advanced to its first k; the product goes to this
+    // slice's partials, unscaled, and the reduction applies alpha and beta.
+    const int64_t k_begin = int64_t(blockIdx.z) * split.k_per_slice;
+    operands.k = p.k - k_begin < split.k_per_slice ? p.k - k_begin : split.k_per_slice;
+    operands.a = OpA == op::none ? p.a + k_begin * p.lda : p.a + k_begin;
+    operands.b = OpB == op::none ? p.b + k_begin : p.b + k_begin * p.ldb;
+    output = device::linear_combination{1.0f, 0.0f, split.partials + int64_t(blockIdx.z) * split.ld_partials * p.n,
+                                        split.ld_partials};
+  }
+  device::gemm<Policy, OpA, OpB>(operands, tile_row, tile_col, smem, output);
 }
 
 }  // namespace detail
@@ -56,8 +79,9 @@ __device__ __forceinline__ void run_tiled(const device::problem& p, const device
 /// The kernel behind tgemm::launch<Policy>() for a tiled policy.
 template <class Policy, op OpA, op OpB>
 __global__ void __launch_bounds__(Policy::threads)
-    tiled_gemm(const device::problem p, const device::linear_combination e, const tile_grid grid) {
-  detail::run_tiled<Policy, OpA, OpB>(p, e, grid);
+    tiled_gemm(const device::problem p, const device::linear_combination e, const tile_grid grid,
+               const split_k split) {
+  detail::run_tiled<Policy, OpA, OpB>(p, e, grid, split);
 }
 
 /// The kernel behind tgemm::gemm(): one symbol, and each architecture's device code uses that architecture's
@@ -65,9 +89,10 @@ __global__ void __launch_bounds__(Policy::threads)
 /// the PTX version the device runs (see arch.cuh).
 template <class Chain, class Pick, op OpA, op OpB>
 __global__ void __launch_bounds__(Pick::template policy<tuning::select_t<Chain, TGEMM_DEVICE_ARCH>>::threads)
-    dispatch_gemm(const device::problem p, const device::linear_combination e, const tile_grid grid) {
+    dispatch_gemm(const device::problem p, const device::linear_combination e, const tile_grid grid,
+                  const split_k split) {
   using policy = typename Pick::template policy<tuning::select_t<Chain, TGEMM_DEVICE_ARCH>>;
-  detail::run_tiled<policy, OpA, OpB>(p, e, grid);
+  detail::run_tiled<policy, OpA, OpB>(p, e, grid, split);
 }
 
 /// One thread per element of C (tgemm::naive_policy); threadIdx.x runs down a column so C stores coalesce.

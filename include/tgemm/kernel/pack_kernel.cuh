@@ -1,0 +1,62 @@
+/// \file kernel/pack_kernel.cuh
+/// \brief Helper kernels of the dispatcher: repacking misaligned operands, and the split-K reduction.
+#pragma once
+
+#include <cstdint>
+
+namespace tgemm::kernel {
+
+/// Side of the square tile a packing block transposes through shared memory.
+inline constexpr int pack_tile = 32;
+
+/// Copies op(X) (extent_mn x extent_k in the canonical addressing of device::problem) into `dst`, contiguous
+/// along mn with leading dimension ld_dst, so that a misaligned operand becomes one the vector loads can read.
+/// A k-contiguous source is transposed through a padded shared-memory tile, so both sides stay coalesced.
+template <bool ContiguousK>
+__global__ void __launch_bounds__(pack_tile * 8)
+    pack_operand(const float* __restrict__ src, int64_t ld, int64_t extent_mn, int64_t extent_k,
+                 float* __restrict__ dst, int64_t ld_dst) {
+  __shared__ float tile[pack_tile][pack_tile + 1];  // +1: the transposed read hits 32 different banks
+  const int64_t tiles_k = (extent_k + pack_tile - 1) / pack_tile;
+  const int64_t mn0 = int64_t(blockIdx.x) * pack_tile;
+  for (int64_t tk = blockIdx.y; tk < tiles_k; tk += gridDim.y) {
+    const int64_t k0 = tk * pack_tile;
+    if constexpr (ContiguousK) {
+      for (int r = threadIdx.y; r < pack_tile; r += blockDim.y) {
+        const int64_t mn = mn0 + r, k = k0 + threadIdx.x;
+        if (mn < extent_mn && k < extent_k) tile[r][threadIdx.x] = src[k + mn * ld];
+      }
+      __syncthreads();
+      for (int r = threadIdx.y; r < pack_tile; r += blockDim.y) {
+        const int64_t mn = mn0 + threadIdx.x, k = k0 + r;
+        if (mn < extent_mn && k < extent_k) dst[mn + k * ld_dst] = tile[threadIdx.x][r];
+      }
+      __syncthreads();
+    } else {
+      for (int r = threadIdx.y; r < pack_tile; r += blockDim.y) {
+        const int64_t mn = mn0 + threadIdx.x, k = k0 + r;
+        if (mn < extent_mn && k < extent_k) dst[mn + k * ld_dst] = src[mn + k * ld];
+      }
+    }
+  }
+}
+
+/// C = alpha * (sum of the split-K partial products) + beta * C. Partials are summed in slice order, so the
+/// result is the same bit for bit on every run. beta == 0 never reads C.
+template <int Unused = 0>
+__global__ void __launch_bounds__(256)
+    reduce_split_k(const float* __restrict__ partials, int64_t ld_partials, int64_t slice_stride, int slices,
+                   int64_t m, int64_t n, float alpha, float beta, float* __restrict__ c, int64_t ldc) {
+  for (int64_t col = blockIdx.y; col < n; col += gridDim.y) {
+    for (int64_t row = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; row < m;
+         row += int64_t(gridDim.x) * blockDim.x) {
+      const float* p = partials + row + col * ld_partials;
+      float sum = 0.0f;
+      for (int s = 0; s < slices; ++s) sum += p[s * slice_stride];
+      float* x = c + row + col * ldc;
+      *x = beta == 0.0f ? alpha * sum : alpha * sum + beta * *x;
+    }
+  }
+}
+
+}  // namespace tgemm::kernel
