@@ -7,7 +7,10 @@
 
 int main() {
   // Referencing the launchers instantiates every dispatch and policy kernel for every op pair.
-  auto dispatch = &tgemm::gemm;
+  using blas_gemm = tgemm::status (*)(tgemm::layout, tgemm::op, tgemm::op, int64_t, int64_t, int64_t, float,
+                                      const float*, int64_t, const float*, int64_t, float, float*, int64_t,
+                                      cudaStream_t);
+  blas_gemm dispatch = &tgemm::gemm;
   auto sm75 = &tgemm::launch<tgemm::tuning::sm75::general>;
   auto sm86 = &tgemm::launch<tgemm::tuning::sm86::unaligned>;
   std::printf("%p %p %p %s\n", reinterpret_cast<void*>(dispatch), reinterpret_cast<void*>(sm75),

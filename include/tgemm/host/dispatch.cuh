@@ -144,7 +144,7 @@ inline status pack(const float* src, int64_t ld, bool contiguous_k, int64_t exte
                    int64_t ld_dst, int device, cudaStream_t stream) {
   const int64_t tiles_mn = (extent_mn + kernel::pack_tile - 1) / kernel::pack_tile;
   const int64_t tiles_k = (extent_k + kernel::pack_tile - 1) / kernel::pack_tile;
-  if (tiles_mn > 2147483647) return fail_too_many_tiles(tiles_mn);
+  if (tiles_mn > 2147483647) return fail_too_many_tiles(tiles_mn, 1);
   const dim3 grid(unsigned(tiles_mn), unsigned(tiles_k < 65535 ? tiles_k : 65535));
   const dim3 block(kernel::pack_tile, 8);
   return contiguous_k

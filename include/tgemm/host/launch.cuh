@@ -69,9 +69,14 @@ inline bool grid_for(int64_t blocks, dim3& grid) {
   return true;
 }
 
-inline status fail_too_many_tiles(int64_t tiles) {
+inline status fail_too_many_tiles(int64_t tiles_m, int64_t tiles_n) {
+  if (tiles_n > INT64_MAX / tiles_m) {
+    return fail(status::invalid_dimension, cudaSuccess,
+                "the problem needs %lld x %lld thread blocks, more than one grid can hold", (long long)tiles_m,
+                (long long)tiles_n);
+  }
   return fail(status::invalid_dimension, cudaSuccess,
-              "the problem needs %lld thread blocks, more than one grid can hold", (long long)tiles);
+              "the problem needs %lld thread blocks, more than one grid can hold", (long long)(tiles_m * tiles_n));
 }
 
 /// Launches and reports the launch's own error (cudaLaunchKernelEx returns it; no cudaGetLastError guessing).
@@ -120,7 +125,7 @@ status launch_tiled(const canonical_call& call, int device, cudaStream_t stream,
   const int64_t tiles_m = (call.problem.m + Policy::block_m - 1) / Policy::block_m;
   const int64_t tiles_n = (call.problem.n + Policy::block_n - 1) / Policy::block_n;
   dim3 grid;
-  if (tiles_n > INT64_MAX / tiles_m || !grid_for(tiles_m * tiles_n, grid)) return fail_too_many_tiles(tiles_m);
+  if (tiles_n > INT64_MAX / tiles_m || !grid_for(tiles_m * tiles_n, grid)) return fail_too_many_tiles(tiles_m, tiles_n);
   grid.z = unsigned(split.slices);
   if (status s = prepare_kernel<Kernel>(device, Policy::shared_bytes, &Policy::name); s != status::success) return s;
   return launch_kernel(Kernel, grid, dim3(Policy::threads), Policy::shared_bytes, stream, device, call.problem,
@@ -132,7 +137,7 @@ template <op OpA, op OpB>
 status launch_naive(const canonical_call& call, int device, cudaStream_t stream) {
   const int64_t blocks_m = (call.problem.m + naive_policy::block_m - 1) / naive_policy::block_m;
   const int64_t blocks_n = (call.problem.n + naive_policy::block_n - 1) / naive_policy::block_n;
-  if (blocks_m > 2147483647 || blocks_n > 65535) return fail_too_many_tiles(blocks_m * blocks_n);
+  if (blocks_m > 2147483647 || blocks_n > 65535) return fail_too_many_tiles(blocks_m, blocks_n);
   return launch_kernel(kernel::naive_gemm<OpA, OpB>, dim3(unsigned(blocks_m), unsigned(blocks_n)),
                        dim3(naive_policy::block_m, naive_policy::block_n), 0, stream, device, call.problem,
                        call.update);
@@ -152,10 +157,10 @@ status check_grid(const canonical_call& call) {
   const int64_t tiles_m = (call.problem.m + Policy::block_m - 1) / Policy::block_m;
   const int64_t tiles_n = (call.problem.n + Policy::block_n - 1) / Policy::block_n;
   if constexpr (Policy::kind == algorithm::naive) {
-    if (tiles_m > 2147483647 || tiles_n > 65535) return fail_too_many_tiles(tiles_m * tiles_n);
+    if (tiles_m > 2147483647 || tiles_n > 65535) return fail_too_many_tiles(tiles_m, tiles_n);
   } else {
     dim3 grid;
-    if (tiles_n > INT64_MAX / tiles_m || !grid_for(tiles_m * tiles_n, grid)) return fail_too_many_tiles(tiles_m);
+    if (tiles_n > INT64_MAX / tiles_m || !grid_for(tiles_m * tiles_n, grid)) return fail_too_many_tiles(tiles_m, tiles_n);
   }
   return status::success;
 }

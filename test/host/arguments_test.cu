@@ -1,0 +1,582 @@
+// Argument checking of tgemm::gemm(), tgemm::can_implement<P>() and tgemm::launch<P>(), and what last_error()
+// says about it. Every call here fails (or succeeds) before any device work, so fake device pointers are fine and
+// the tests run the same with or without a GPU. Calls with fully valid arguments would reach the device: those are
+// made only through can_implement<P>(), which never touches one; the one exception is the empty problem (m or n
+// zero), which gemm() and launch<P>() must finish before asking for a device.
+#include "catch.hpp"
+
+#include <tgemm/gemm.cuh>
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace {
+
+using tgemm::layout;
+using tgemm::op;
+using tgemm::status;
+
+/// A fake device pointer: never dereferenced, 256-byte aligned, `offset_bytes` past a round address.
+float* fake(uintptr_t base, uintptr_t offset_bytes = 0) { return reinterpret_cast<float*>(base + offset_bytes); }
+
+float* const fake_a = fake(0x10000);
+float* const fake_b = fake(0x20000);
+float* const fake_c = fake(0x30000);
+
+/// One call's arguments.
+struct call_args {
+  layout order = layout::col_major;
+  op op_a = op::none;
+  op op_b = op::none;
+  int64_t m = 4, n = 5, k = 6;
+  float alpha = 1.0f;
+  const float* a = fake_a;
+  int64_t lda = 4;
+  const float* b = fake_b;
+  int64_t ldb = 6;
+  float beta = 0.0f;
+  float* c = fake_c;
+  int64_t ldc = 4;
+};
+
+/// A call with one thing changed, for the tables below.
+template <class F>
+call_args with(F&& change) {
+  call_args args;
+  change(args);
+  return args;
+}
+
+status call_gemm(const call_args& x) {
+  return tgemm::gemm(x.order, x.op_a, x.op_b, x.m, x.n, x.k, x.alpha, x.a, x.lda, x.b, x.ldb, x.beta, x.c, x.ldc);
+}
+
+template <class Policy>
+status call_can_implement(const call_args& x) {
+  return tgemm::can_implement<Policy>(x.order, x.op_a, x.op_b, x.m, x.n, x.k, x.alpha, x.a, x.lda, x.b, x.ldb,
+                                      x.beta, x.c, x.ldc);
+}
+
+template <class Policy>
+status call_launch(const call_args& x) {
+  return tgemm::launch<Policy>(x.order, x.op_a, x.op_b, x.m, x.n, x.k, x.alpha, x.a, x.lda, x.b, x.ldb, x.beta,
+                               x.c, x.ldc);
+}
+
+/// Forgets the previous failure, so that a check of last_error() can only see the call under test.
+void reset_last_error() { tgemm::detail::fail(status::success, cudaSuccess, "%s", "reset by the test"); }
+
+/// Requires that `result` is `expected`, with last_error() recording it and its message containing `message`.
+void require_failure(status result, status expected, const std::string& message) {
+  INFO("returned " << tgemm::to_string(result) << ", last_error: " << tgemm::to_string(tgemm::last_error().code)
+                   << ": " << tgemm::last_error().message);
+  REQUIRE(result == expected);
+  REQUIRE(tgemm::last_error().code == expected);
+  REQUIRE(tgemm::last_error().cuda == cudaSuccess);
+  REQUIRE(tgemm::last_error().message.find(message) != std::string::npos);
+}
+
+struct bad_row {
+  const char* what;
+  call_args args;
+  status expected;
+  std::string message;
+};
+
+constexpr int64_t huge_ld = int64_t(1) << 61;  // 2 lines of it fit in int64, but not their size in bytes
+
+std::vector<bad_row> bad_rows() {
+  std::vector<bad_row> rows = {
+      {"invalid layout", with([](call_args& x) { x.order = static_cast<layout>(7); }), status::invalid_layout,
+       "order = 7 is not a tgemm::layout"},
+      {"invalid layout beats every other error",
+       with([](call_args& x) { x.order = static_cast<layout>(0); x.m = -1; x.a = nullptr; x.lda = 0; }),
+       status::invalid_layout, "order = 0 is not a tgemm::layout"},
+      {"invalid op_a", with([](call_args& x) { x.op_a = static_cast<op>(7); }), status::invalid_op,
+       "op_a = 7 is not a tgemm::op"},
+      {"invalid op_b", with([](call_args& x) { x.op_b = static_cast<op>(113); }), status::invalid_op,
+       "op_b = 113 is not a tgemm::op"},
+      {"negative m", with([](call_args& x) { x.m = -1; }), status::invalid_dimension, "m = -1 is negative"},
+      {"negative n", with([](call_args& x) { x.n = -2; }), status::invalid_dimension, "n = -2 is negative"},
+      {"negative k", with([](call_args& x) { x.k = -3; }), status::invalid_dimension, "k = -3 is negative"},
+      {"negative k, alpha = 0", with([](call_args& x) { x.k = -1; x.alpha = 0.0f; }), status::invalid_dimension,
+       "k = -1 is negative"},
+
+      // Leading dimensions: m = 4, n = 5, k = 6, so every operand has a different minimum.
+      {"col-major lda < m", with([](call_args& x) { x.lda = 3; }), status::invalid_leading_dimension,
+       "lda = 3 is too small: it must be at least 4"},
+      {"col-major A^T: lda < k", with([](call_args& x) { x.op_a = op::transpose; x.lda = 5; }),
+       status::invalid_leading_dimension, "lda = 5 is too small: it must be at least 6"},
+      {"col-major ldb < k", with([](call_args& x) { x.ldb = 5; }), status::invalid_leading_dimension,
+       "ldb = 5 is too small: it must be at least 6"},
+      {"col-major B^T: ldb < n", with([](call_args& x) { x.op_b = op::transpose; x.ldb = 4; }),
+       status::invalid_leading_dimension, "ldb = 4 is too small: it must be at least 5"},
+      {"col-major ldc < m", with([](call_args& x) { x.ldc = 3; }), status::invalid_leading_dimension,
+       "ldc = 3 is too small: it must be at least 4"},
+      {"col-major A^T B^T: ldc < m",
+       with([](call_args& x) { x.op_a = x.op_b = op::transpose; x.lda = 6; x.ldb = 5; x.ldc = 2; }),
+       status::invalid_leading_dimension, "ldc = 2 is too small: it must be at least 4"},
+      {"row-major lda < k", with([](call_args& x) { x.order = layout::row_major; x.lda = 5; x.ldb = 5; x.ldc = 5; }),
+       status::invalid_leading_dimension, "lda = 5 is too small: it must be at least 6"},
+      {"row-major A^T: lda < m",
+       with([](call_args& x) { x.order = layout::row_major; x.op_a = op::transpose; x.lda = 3; x.ldb = 5; x.ldc = 5; }),
+       status::invalid_leading_dimension, "lda = 3 is too small: it must be at least 4"},
+      {"row-major ldb < n", with([](call_args& x) { x.order = layout::row_major; x.lda = 6; x.ldb = 4; x.ldc = 5; }),
+       status::invalid_leading_dimension, "ldb = 4 is too small: it must be at least 5"},
+      {"row-major B^T: ldb < k",
+       with([](call_args& x) { x.order = layout::row_major; x.op_b = op::transpose; x.lda = 6; x.ldb = 5; x.ldc = 5; }),
+       status::invalid_leading_dimension, "ldb = 5 is too small: it must be at least 6"},
+      {"row-major ldc < n", with([](call_args& x) { x.order = layout::row_major; x.lda = 6; x.ldb = 5; x.ldc = 4; }),
+       status::invalid_leading_dimension, "ldc = 4 is too small: it must be at least 5"},
+      {"row-major A^T B^T: ldc < n",
+       with([](call_args& x) {
+         x.order = layout::row_major; x.op_a = x.op_b = op::transpose; x.lda = 4; x.ldb = 6; x.ldc = 4;
+       }),
+       status::invalid_leading_dimension, "ldc = 4 is too small: it must be at least 5"},
+      {"lda = 0 with m = 0 (the minimum is 1)", with([](call_args& x) { x.m = 0; x.lda = 0; x.ldc = 1; }),
+       status::invalid_leading_dimension, "lda = 0 is too small: it must be at least 1"},
+      {"ld checked even when k = 0", with([](call_args& x) { x.k = 0; x.ldc = 1; }),
+       status::invalid_leading_dimension, "ldc = 1 is too small: it must be at least 4"},
+      {"negative lda", with([](call_args& x) { x.lda = -4; }), status::invalid_leading_dimension,
+       "lda = -4 is too small: it must be at least 4"},
+
+      // Null pointers of matrices the call touches.
+      {"null A", with([](call_args& x) { x.a = nullptr; }), status::null_pointer, "A is null"},
+      {"null B", with([](call_args& x) { x.b = nullptr; }), status::null_pointer, "B is null"},
+      {"null C", with([](call_args& x) { x.c = nullptr; }), status::null_pointer, "C is null"},
+      {"null C with k = 0", with([](call_args& x) { x.c = nullptr; x.k = 0; x.ldb = 1; }), status::null_pointer,
+       "C is null"},
+      {"null C with alpha = 0", with([](call_args& x) { x.c = nullptr; x.alpha = 0.0f; }), status::null_pointer,
+       "C is null"},
+      {"row-major null A keeps its name", with([](call_args& x) {
+         x.order = layout::row_major; x.lda = 6; x.ldb = 5; x.ldc = 5; x.a = nullptr;
+       }),
+       status::null_pointer, "A is null"},
+      {"row-major null B keeps its name", with([](call_args& x) {
+         x.order = layout::row_major; x.lda = 6; x.ldb = 5; x.ldc = 5; x.b = nullptr;
+       }),
+       status::null_pointer, "B is null"},
+
+      // Byte sizes that overflow int64: 2 lines of 2^61 floats are 2^64 bytes; 6 lines overflow the element count.
+      {"A bytes overflow", with([](call_args& x) { x.k = 2; x.ldb = 2; x.lda = huge_ld; }), status::size_overflow,
+       "A spans 2 lines of leading dimension 2305843009213693952"},
+      {"A elements overflow", with([](call_args& x) { x.lda = huge_ld; }), status::size_overflow,
+       "A spans 6 lines of leading dimension"},
+      {"B bytes overflow", with([](call_args& x) { x.n = 2; x.ldb = huge_ld; }), status::size_overflow,
+       "B spans 2 lines of leading dimension 2305843009213693952"},
+      {"C bytes overflow", with([](call_args& x) { x.n = 2; x.ldc = huge_ld; }), status::size_overflow,
+       "C spans 2 lines of leading dimension 2305843009213693952"},
+      {"C overflow even when k = 0", with([](call_args& x) { x.k = 0; x.ldb = 1; x.n = 2; x.ldc = huge_ld; }),
+       status::size_overflow, "C spans 2 lines"},
+      {"row-major A overflow keeps its name",
+       with([](call_args& x) { x.order = layout::row_major; x.m = 2; x.lda = huge_ld; x.ldb = 5; x.ldc = 5; }),
+       status::size_overflow, "A spans 2 lines"},
+      {"overflow is reported before a null pointer", with([](call_args& x) { x.lda = huge_ld; x.b = nullptr; }),
+       status::size_overflow, "A spans 6 lines"},
+      {"a misaligned float pointer", with([](call_args& x) { x.b = fake(0x20000, 2); }), status::misaligned_operand,
+       "B (at "},
+  };
+  return rows;
+}
+
+}  // namespace
+
+TEST_CASE("every bad argument is rejected by gemm(), can_implement() and launch() with its own status and message",
+          "[arguments]") {
+  for (const bad_row& row : bad_rows()) {
+    SECTION(row.what) {
+      const call_args& x = row.args;
+      INFO("row: " << row.what);
+
+      reset_last_error();
+      require_failure(call_gemm(x), row.expected, row.message);
+      if (row.expected == status::size_overflow) {
+        REQUIRE(tgemm::last_error().message.find("overflows a 64-bit integer") != std::string::npos);
+      }
+
+      reset_last_error();
+      require_failure(call_can_implement<tgemm::seed::vectorized>(x), row.expected, row.message);
+      reset_last_error();
+      require_failure(call_can_implement<tgemm::seed::register_blocked>(x), row.expected, row.message);
+      reset_last_error();
+      require_failure(call_can_implement<tgemm::seed::naive>(x), row.expected, row.message);
+
+      reset_last_error();
+      require_failure(call_launch<tgemm::seed::vectorized>(x), row.expected, row.message);
+      reset_last_error();
+      require_failure(call_launch<tgemm::seed::naive>(x), row.expected, row.message);
+    }
+  }
+}
+
+TEST_CASE("a leading-dimension message names the operand, the order and the shape", "[arguments]") {
+  call_args x;
+  x.order = layout::row_major;
+  x.op_b = op::transpose;
+  x.lda = 6;
+  x.ldb = 2;
+  x.ldc = 5;
+  reset_last_error();
+  require_failure(call_gemm(x), status::invalid_leading_dimension,
+                  "ldb = 2 is too small: it must be at least 6, the columns of B as stored (row_major, 6 x 5 after op)");
+  x.order = layout::col_major;
+  x.op_b = op::none;
+  x.lda = 1;
+  reset_last_error();
+  require_failure(call_gemm(x), status::invalid_leading_dimension,
+                  "lda = 1 is too small: it must be at least 4, the rows of A as stored (col_major, 4 x 6 after op)");
+}
+
+TEST_CASE("null A and B are accepted when the call does not read them", "[arguments]") {
+  const auto accepts = [](const call_args& x) {
+    reset_last_error();
+    const status s = call_can_implement<tgemm::seed::vectorized>(x);
+    INFO(tgemm::to_string(s) << ": " << tgemm::last_error().message);
+    REQUIRE(s == status::success);
+    REQUIRE(call_can_implement<tgemm::seed::register_blocked>(x) == status::success);
+    REQUIRE(call_can_implement<tgemm::seed::double_buffered>(x) == status::success);
+    REQUIRE(call_can_implement<tgemm::seed::naive>(x) == status::success);
+    REQUIRE(call_can_implement<tgemm::tuning::sm90::general>(x) == status::success);
+  };
+  for (layout order : {layout::col_major, layout::row_major}) {
+    for (op op_a : {op::none, op::transpose}) {
+      for (op op_b : {op::none, op::transpose}) {
+        CAPTURE(tgemm::to_string(order), tgemm::to_string(op_a), tgemm::to_string(op_b));
+        call_args x;
+        x.order = order;
+        x.op_a = op_a;
+        x.op_b = op_b;
+        x.lda = x.ldb = x.ldc = 8;  // enough for every operand in every order
+        x.a = nullptr;
+        x.b = nullptr;
+        call_args k_zero = x;  // C = beta C
+        k_zero.k = 0;
+        accepts(k_zero);
+        call_args alpha_zero = x;
+        alpha_zero.alpha = 0.0f;
+        accepts(alpha_zero);
+        call_args alpha_minus_zero = x;
+        alpha_minus_zero.alpha = -0.0f;
+        accepts(alpha_minus_zero);
+        // k = 0: neither the size nor the alignment of A and B is checked either.
+        call_args unchecked = k_zero;
+        unchecked.a = fake(0x10000, 1);
+        unchecked.b = fake(0x20000, 2);
+        unchecked.lda = huge_ld;
+        unchecked.ldb = huge_ld + 1;
+        accepts(unchecked);
+      }
+    }
+  }
+}
+
+TEST_CASE("m == 0 or n == 0 is success with null pointers, and gemm() returns before any device work",
+          "[arguments]") {
+  call_args x;
+  x.a = x.b = x.c = nullptr;
+  SECTION("m = 0") {
+    x.m = 0;
+    x.lda = x.ldc = 1;
+  }
+  SECTION("n = 0") { x.n = 0; }
+  SECTION("m = n = k = 0") {
+    x.m = x.n = x.k = 0;
+    x.lda = x.ldb = x.ldc = 1;
+  }
+  SECTION("n = 0, row-major, huge leading dimensions (no size is checked)") {
+    x.order = layout::row_major;
+    x.n = 0;
+    x.lda = huge_ld;
+    x.ldb = huge_ld;
+    x.ldc = huge_ld;
+  }
+  reset_last_error();
+  INFO(tgemm::last_error().message);
+  REQUIRE(call_can_implement<tgemm::seed::vectorized>(x) == status::success);
+  REQUIRE(call_can_implement<tgemm::seed::naive>(x) == status::success);
+  // An empty problem needs no device: these succeed on any machine, GPU or not.
+  REQUIRE(call_gemm(x) == status::success);
+  REQUIRE(call_launch<tgemm::seed::vectorized>(x) == status::success);
+  REQUIRE(call_launch<tgemm::seed::naive>(x) == status::success);
+  REQUIRE(tgemm::last_error().code == status::success);  // nothing failed since the reset
+}
+
+TEST_CASE("vector policies reject misaligned A and B, naming the operand as the caller did", "[arguments][alignment]") {
+  struct row {
+    const char* what;
+    call_args args;
+    const char* operand;  // how the message names it
+  };
+  const auto col = [](call_args& x) {
+    x.lda = 8;
+    x.ldb = 8;
+    x.ldc = 8;
+  };
+  const auto row_major = [](call_args& x) {
+    x.order = layout::row_major;
+    x.lda = 8;
+    x.ldb = 8;
+    x.ldc = 8;
+  };
+  const std::vector<row> rows = {
+      {"col-major A one float off", with([&](call_args& x) { col(x); x.a = fake(0x10000, 4); }), "A"},
+      {"col-major B one float off", with([&](call_args& x) { col(x); x.b = fake(0x20000, 4); }), "B"},
+      {"col-major lda = 5", with([&](call_args& x) { col(x); x.lda = 5; }), "A"},
+      {"col-major ldb = 7", with([&](call_args& x) { col(x); x.ldb = 7; }), "B"},
+      {"col-major A^T lda = 9", with([&](call_args& x) { col(x); x.op_a = op::transpose; x.lda = 9; }), "A"},
+      {"row-major A one float off", with([&](call_args& x) { row_major(x); x.a = fake(0x10000, 4); }), "A"},
+      {"row-major B one float off", with([&](call_args& x) { row_major(x); x.b = fake(0x20000, 12); }), "B"},
+      {"row-major lda = 10", with([&](call_args& x) { row_major(x); x.lda = 10; }), "A"},
+      {"row-major ldb = 5", with([&](call_args& x) { row_major(x); x.ldb = 5; }), "B"},
+      {"row-major A^T B^T, ldb = 6",
+       with([&](call_args& x) { row_major(x); x.op_a = x.op_b = op::transpose; x.ldb = 6; }), "B"},
+  };
+  for (const row& r : rows) {
+    SECTION(r.what) {
+      reset_last_error();
+      const std::string name = tgemm::seed::vectorized::name();
+      require_failure(call_can_implement<tgemm::seed::vectorized>(r.args), status::misaligned_operand,
+                      std::string("floats at a time, so ") + r.operand + " (at ");
+      REQUIRE(tgemm::last_error().message.find("policy " + name + " ") != std::string::npos);
+      REQUIRE(tgemm::last_error().message.find(" 4 floats at a time") != std::string::npos);
+      REQUIRE(tgemm::last_error().message.find("must be 16-byte aligned with a leading dimension that is a multiple "
+                                               "of 4") != std::string::npos);
+      reset_last_error();
+      require_failure(call_launch<tgemm::seed::vectorized>(r.args), status::misaligned_operand,
+                      std::string("so ") + r.operand + " (at ");
+      reset_last_error();
+      require_failure(call_can_implement<tgemm::tuning::sm90::general>(r.args), status::misaligned_operand,
+                      std::string("so ") + r.operand + " (at ");
+
+      // Scalar policies take any float-aligned operand.
+      INFO(tgemm::last_error().message);
+      REQUIRE(call_can_implement<tgemm::seed::register_blocked>(r.args) == status::success);
+      REQUIRE(call_can_implement<tgemm::seed::shared_tiled>(r.args) == status::success);
+      REQUIRE(call_can_implement<tgemm::seed::naive>(r.args) == status::success);
+      REQUIRE(call_can_implement<tgemm::tuning::sm90::unaligned>(r.args) == status::success);
+    }
+  }
+}
+
+TEST_CASE("vector policies need only float alignment of C: the epilogue falls back to narrower stores",
+          "[arguments][alignment]") {
+  const auto col = [](call_args& x) { x.lda = x.ldb = x.ldc = 8; };
+  const auto row_major = [](call_args& x) {
+    x.order = layout::row_major;
+    x.lda = x.ldb = x.ldc = 8;
+  };
+  const std::vector<std::pair<const char*, call_args>> rows = {
+      {"col-major C one float off", with([&](call_args& x) { col(x); x.c = fake(0x30000, 4); })},
+      {"col-major C two floats off", with([&](call_args& x) { col(x); x.c = fake(0x30000, 8); })},
+      {"col-major ldc = 6", with([&](call_args& x) { col(x); x.ldc = 6; })},
+      {"row-major C one float off", with([&](call_args& x) { row_major(x); x.c = fake(0x30000, 4); })},
+      {"row-major ldc = 9", with([&](call_args& x) { row_major(x); x.ldc = 9; })},
+      {"k = 0, C one float off", with([&](call_args& x) { col(x); x.k = 0; x.c = fake(0x30000, 4); })},
+  };
+  for (const auto& [what, args] : rows) {
+    CAPTURE(what);
+    reset_last_error();
+    const status s = call_can_implement<tgemm::seed::vectorized>(args);
+    INFO(tgemm::to_string(s) << ": " << tgemm::last_error().message);
+    REQUIRE(s == status::success);
+    REQUIRE(call_can_implement<tgemm::seed::double_buffered>(args) == status::success);
+    REQUIRE(call_can_implement<tgemm::tuning::sm90::general>(args) == status::success);
+  }
+}
+
+TEST_CASE("vector policies accept 16-byte-aligned operands with leading dimensions that are multiples of 4",
+          "[arguments][alignment]") {
+  for (layout order : {layout::col_major, layout::row_major}) {
+    for (op op_a : {op::none, op::transpose}) {
+      for (op op_b : {op::none, op::transpose}) {
+        call_args x;
+        x.order = order;
+        x.op_a = op_a;
+        x.op_b = op_b;
+        x.lda = 8;
+        x.ldb = 12;
+        x.ldc = 8;
+        x.a = fake(0x10000, 16);
+        x.b = fake(0x20000, 32);
+        reset_last_error();
+        INFO(tgemm::last_error().message);
+        REQUIRE(call_can_implement<tgemm::seed::vectorized>(x) == status::success);
+        REQUIRE(call_can_implement<tgemm::seed::double_buffered>(x) == status::success);
+      }
+    }
+  }
+}
+
+TEST_CASE("a float pointer that is not 4-byte aligned is misaligned for every policy and for gemm()",
+          "[arguments][alignment]") {
+  struct row {
+    const char* what;
+    call_args args;
+    const char* message;
+  };
+  const std::vector<row> rows = {
+      // Leading dimensions of 8 suit every order and op and every vector width, so only the pointer is wrong.
+      {"A + 1 byte", with([](call_args& x) { x.lda = x.ldb = x.ldc = 8; x.a = fake(0x10000, 1); }), "A (at "},
+      {"B + 2 bytes", with([](call_args& x) { x.lda = x.ldb = x.ldc = 8; x.b = fake(0x20000, 2); }), "B (at "},
+      {"C + 3 bytes", with([](call_args& x) { x.lda = x.ldb = x.ldc = 8; x.c = fake(0x30000, 3); }), "C (at "},
+      {"row-major A + 2 bytes", with([](call_args& x) {
+         x.order = layout::row_major; x.lda = x.ldb = x.ldc = 8; x.a = fake(0x10000, 2);
+       }),
+       "A (at "},
+      {"row-major B + 1 byte", with([](call_args& x) {
+         x.order = layout::row_major; x.lda = x.ldb = x.ldc = 8; x.b = fake(0x20000, 1);
+       }),
+       "B (at "},
+      {"row-major A^T, C + 1 byte", with([](call_args& x) {
+         x.order = layout::row_major; x.op_a = op::transpose; x.lda = x.ldb = x.ldc = 8; x.c = fake(0x30000, 1);
+       }),
+       "C (at "},
+      {"alpha = 0: C + 2 bytes", with([](call_args& x) { x.alpha = 0.0f; x.c = fake(0x30000, 2); }), "C (at "},
+  };
+  for (const row& r : rows) {
+    SECTION(r.what) {
+      reset_last_error();
+      require_failure(call_gemm(r.args), status::misaligned_operand, r.message);
+      REQUIRE(tgemm::last_error().message.find("is not aligned to 4 bytes") != std::string::npos);
+      reset_last_error();
+      require_failure(call_can_implement<tgemm::seed::naive>(r.args), status::misaligned_operand, r.message);
+      reset_last_error();
+      require_failure(call_launch<tgemm::seed::naive>(r.args), status::misaligned_operand, r.message);
+      reset_last_error();
+      require_failure(call_can_implement<tgemm::seed::register_blocked>(r.args), status::misaligned_operand,
+                      r.message);
+      reset_last_error();
+      require_failure(call_can_implement<tgemm::seed::vectorized>(r.args), status::misaligned_operand, r.message);
+    }
+  }
+  SECTION("A and B are not checked when they are not read") {
+    call_args x;
+    x.k = 0;
+    x.ldb = 1;
+    x.a = fake(0x10000, 1);
+    x.b = fake(0x20000, 3);
+    REQUIRE(call_can_implement<tgemm::seed::naive>(x) == status::success);
+  }
+}
+
+TEST_CASE("a grid that cannot hold the problem is invalid_dimension, before any device work", "[arguments]") {
+  SECTION("naive: more than 65535 block columns") {
+    call_args x;
+    x.m = 1;
+    x.k = 1;
+    x.n = int64_t(65535) * 16 + 1;  // 65536 columns of 16 x 16 blocks
+    x.lda = x.ldb = x.ldc = 1;
+    reset_last_error();
+    require_failure(call_can_implement<tgemm::seed::naive>(x), status::invalid_dimension,
+                    "more than one grid can hold");
+    REQUIRE(tgemm::last_error().message.find("needs 65536 thread blocks") != std::string::npos);
+    reset_last_error();
+    require_failure(call_launch<tgemm::seed::naive>(x), status::invalid_dimension, "more than one grid can hold");
+    // The tiled policies put all blocks of a row along grid x: the same call fits them.
+    REQUIRE(call_can_implement<tgemm::seed::register_blocked>(x) == status::success);
+  }
+  SECTION("tiled: more blocks than a grid of (2^31 - 1) x 65535") {
+    // m = 1, n = 2^56: 2^49 blocks of 128 columns, while B and C (2^60 bytes each) have sizes that fit in int64.
+    call_args x;
+    x.m = 1;
+    x.k = 1;
+    x.n = int64_t(1) << 56;
+    x.lda = x.ldb = x.ldc = 4;
+    reset_last_error();
+    require_failure(call_can_implement<tgemm::seed::vectorized>(x), status::invalid_dimension,
+                    "more than one grid can hold");
+    reset_last_error();
+    require_failure(call_launch<tgemm::seed::vectorized>(x), status::invalid_dimension,
+                    "more than one grid can hold");
+  }
+}
+
+TEST_CASE("the too-many-blocks message of a tiled policy states the number of blocks", "[arguments]") {
+  // m = 1, n = 2^56 with 128 x 128 tiles: ceil(1 / 128) * ceil(2^56 / 128) = 2^49 blocks.
+  call_args x;
+  x.m = 1;
+  x.k = 1;
+  x.n = int64_t(1) << 56;
+  x.lda = x.ldb = x.ldc = 4;
+  reset_last_error();
+  require_failure(call_can_implement<tgemm::seed::vectorized>(x), status::invalid_dimension,
+                  "more than one grid can hold");
+  INFO("last_error: " << tgemm::last_error().message);
+  REQUIRE(tgemm::last_error().message.find("needs 562949953421312 thread blocks") != std::string::npos);
+}
+
+TEST_CASE("last_error() keeps the last failure: success does not clear it, and it is per thread", "[arguments]") {
+  call_args bad;
+  bad.m = -7;
+  REQUIRE(call_gemm(bad) == status::invalid_dimension);
+  call_args good;
+  good.ldb = 8;
+  REQUIRE(call_can_implement<tgemm::seed::vectorized>(good) == status::success);
+  REQUIRE(tgemm::last_error().code == status::invalid_dimension);
+  REQUIRE(tgemm::last_error().message == "m = -7 is negative");
+
+  status other_thread = status::success;
+  std::string other_message;
+  std::thread([&] {
+    other_thread = tgemm::last_error().code;  // a fresh thread has seen no failure
+    call_args x;
+    x.n = -9;
+    (void)call_gemm(x);
+    other_message = tgemm::last_error().message;
+  }).join();
+  REQUIRE(other_thread == status::success);
+  REQUIRE(other_message == "n = -9 is negative");
+  REQUIRE(tgemm::last_error().message == "m = -7 is negative");
+}
+
+TEST_CASE("a row-major call is solved as the column-major C^T = op(B)^T op(A)^T", "[arguments]") {
+  tgemm::detail::canonical_call call;
+  SECTION("row-major: operands swap, keep their operations and their names") {
+    REQUIRE(tgemm::detail::check_arguments(layout::row_major, op::transpose, op::none, 4, 5, 6, 2.0f, fake_a, 4,
+                                           fake_b, 5, 3.0f, fake_c, 5, call) == status::success);
+    CHECK(call.problem.m == 5);
+    CHECK(call.problem.n == 4);
+    CHECK(call.problem.k == 6);
+    CHECK(call.problem.a == fake_b);
+    CHECK(call.problem.lda == 5);
+    CHECK(call.problem.b == fake_a);
+    CHECK(call.problem.ldb == 4);
+    CHECK(call.op_a == op::none);
+    CHECK(call.op_b == op::transpose);
+    CHECK(std::string(call.name_a) == "B");
+    CHECK(std::string(call.name_b) == "A");
+    CHECK(call.update.alpha == 2.0f);
+    CHECK(call.update.beta == 3.0f);
+    CHECK(call.update.c == fake_c);
+    CHECK(call.update.ldc == 5);
+    CHECK(call.reads_operands);
+    CHECK_FALSE(call.empty);
+  }
+  SECTION("col-major: as given") {
+    REQUIRE(tgemm::detail::check_arguments(layout::col_major, op::none, op::transpose, 4, 5, 6, 2.0f, fake_a, 4,
+                                           fake_b, 5, 3.0f, fake_c, 4, call) == status::success);
+    CHECK(call.problem.m == 4);
+    CHECK(call.problem.n == 5);
+    CHECK(call.problem.k == 6);
+    CHECK(call.problem.a == fake_a);
+    CHECK(call.problem.b == fake_b);
+    CHECK(call.op_a == op::none);
+    CHECK(call.op_b == op::transpose);
+    CHECK(std::string(call.name_a) == "A");
+    CHECK(std::string(call.name_b) == "B");
+  }
+  SECTION("k = 0 does not read the operands; m = 0 is empty") {
+    REQUIRE(tgemm::detail::check_arguments(layout::col_major, op::none, op::none, 4, 5, 0, 1.0f, nullptr, 4,
+                                           nullptr, 1, 0.0f, fake_c, 4, call) == status::success);
+    CHECK_FALSE(call.reads_operands);
+    CHECK_FALSE(call.empty);
+    REQUIRE(tgemm::detail::check_arguments(layout::col_major, op::none, op::none, 0, 5, 3, 1.0f, nullptr, 1,
+                                           nullptr, 3, 0.0f, nullptr, 1, call) == status::success);
+    CHECK(call.empty);
+    CHECK_FALSE(call.reads_operands);
+  }
+}
