@@ -31,7 +31,10 @@ if has test; then
   grep -q "100% tests passed" "$OUT/ctest.txt" || status=1
 fi
 
-if has sanitize; then
+if has sanitize && [[ -x scripts/sanitize.sh ]]; then
+  step "scripts/sanitize.sh"
+  OUT=$OUT scripts/sanitize.sh "$build" || status=1
+elif has sanitize; then
   api=$build/test/gpu/tgemm_gpu_api_tests
   policies=$build/test/gpu/tgemm_gpu_policy_tests
   for tool in memcheck racecheck synccheck initcheck; do
@@ -48,7 +51,7 @@ fi
 
 if has demo; then
   step "demo"
-  for x in "$build"/examples/tgemm_demo "$build"/examples/tgemm_custom_epilogue; do
+  for x in "$build"/examples/tgemm_demo "$build"/examples/tgemm_custom_epilogue "$build"/examples/tgemm_tutorial_*; do
     [[ -x $x ]] || { echo "missing $x"; status=1; continue; }
     "$x" 2>&1 | tee -a "$OUT/demo.txt" || status=1
   done
@@ -58,7 +61,8 @@ if has bench; then
   step "bench"
   bench=$build/bench/tgemm_bench
   if [[ -x $bench ]]; then
-    LD_LIBRARY_PATH="$PWD/.deps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}" "$bench" --out "$OUT" 2>&1 | tee "$OUT/bench.txt" || status=1
+    "$bench" --set "${BENCH_SET:-all}" --out "$OUT" 2>&1 | tee "$OUT/bench.txt" || status=1
+    python3 scripts/plot_bench.py "$OUT/bench.csv" "$OUT/bench.png" || echo "(no plot: matplotlib missing?)"
   else
     echo "no benchmark built"; status=1
   fi
