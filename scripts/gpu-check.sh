@@ -22,7 +22,7 @@ if has build; then
   cmake -S . -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$archs" \
     -DCMAKE_PREFIX_PATH="$PWD/.deps/usr" -DTGEMM_BUILD_DOCS=OFF >"$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log"; exit 1; }
   cmake --build "$build" -j"$(nproc)" >"$OUT/build.log" 2>&1 || { grep -E "error|Error" "$OUT/build.log" | head -40; exit 1; }
-  echo "built: $(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo '+dirty')"
+  echo "built: ${TGEMM_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}"
 fi
 
 if has test; then
