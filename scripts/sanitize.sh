@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # compute-sanitizer over tgemm's kernels: memcheck, racecheck, synccheck and initcheck, each with
 # --error-exitcode 1, on a representative subset of the GPU tests chosen to stay small (sanitizers run kernels
-# 10-100x slower; the whole script takes a few minutes on an H200):
+# 10-100x slower; on an H200 the whole script took 58 s with SANITIZE_CASES=24, racecheck being half of it, so
+# about 2 minutes with the default 48):
 #   - the differential test in its small mode: every policy through launch<P>() and the dispatcher tgemm::gemm()
 #     (its aligned, scalar-load, narrow, split-K and repacking paths), both orders, all op pairs, padded leading
 #     dimensions, offset pointers, alpha/beta in {0, 1, -1, random}, k = 0, null A/B; compared with the float64
@@ -13,7 +14,7 @@
 # Usage: scripts/sanitize.sh [build-dir]    (default build-gpu; the tests must be built:
 #          cmake --build build-gpu --target tgemm_reliability_differential tgemm_reliability_gpu_tests)
 # Environment: OUT (log folder, default ./out), SANITIZE_TOOLS (default "memcheck racecheck synccheck initcheck"),
-#              SANITIZE_CASES (differential cases per tool, default 40), SANITIZE_SEED (default 1, printed).
+#              SANITIZE_CASES (differential cases per tool, default 48), SANITIZE_SEED (default 1, printed).
 # Exit status: 0 when every tool reported nothing, 1 otherwise (or when something is missing).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -21,7 +22,7 @@ build=${1:-build-gpu}
 OUT=${OUT:-out}
 mkdir -p "$OUT"
 tools=${SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}
-cases=${SANITIZE_CASES:-40}
+cases=${SANITIZE_CASES:-48}
 seed=${SANITIZE_SEED:-1}
 
 sanitizer=$(command -v compute-sanitizer || true)

@@ -22,6 +22,16 @@ __device__ __forceinline__ void copy_floats(float* shared, const float* __restri
   if constexpr (Async) {
     const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(shared));
     const int source_bytes = valid * 4;
+    if (valid != 0 && valid != Floats) {
+      // A vector cut by the matrix edge: copy its valid floats one by one and zero the rest, so no byte past
+      // the edge is even addressed (compute-sanitizer's initcheck counts a partial wide copy as a full read).
+#pragma unroll
+      for (int i = 0; i < Floats; ++i) {
+        asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(address + 4 * i),
+                     "l"(global + (i < valid ? i : 0)), "r"(i < valid ? 4 : 0));
+      }
+      return;
+    }
     if constexpr (Floats == 4) {
       // .cg: 16-byte copies may skip L1; operand tiles are reused through shared memory, not L1.
       asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(address), "l"(global), "r"(source_bytes));

@@ -1,0 +1,33 @@
+// all_paths(): the dispatcher (compiled here) and the policies of every part.
+#include "paths.hpp"
+
+#include <tgemm/gemm.cuh>
+
+#include <algorithm>
+
+namespace tgemm::reliability {
+
+const std::vector<gemm_path>& all_paths() {
+  static const std::vector<gemm_path> paths = [] {
+    std::vector<gemm_path> out;
+    gemm_path dispatcher;
+    dispatcher.name = "gemm";
+    dispatcher.policy_name = "dispatcher";
+    dispatcher.dispatcher = true;
+    dispatcher.vector_width = 1;
+    dispatcher.list_index = 0;
+    dispatcher.run = static_cast<run_function>(&tgemm::gemm);
+    out.push_back(dispatcher);
+    add_policy_paths<0>(out);
+    add_policy_paths<1>(out);
+    add_policy_paths<2>(out);
+    add_policy_paths<3>(out);
+    static_assert(path_parts == 4, "add the new parts here");
+    std::sort(out.begin(), out.end(),
+              [](const gemm_path& x, const gemm_path& y) { return x.list_index < y.list_index; });
+    return out;
+  }();
+  return paths;
+}
+
+}  // namespace tgemm::reliability
