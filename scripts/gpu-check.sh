@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The whole GPU pass in one go, for the lent H200 (or any CUDA machine): build, every test, compute-sanitizer,
-# the demo. Logs go to $OUT (default ./out). Usage: scripts/gpu-check.sh [build] [test] [sanitize] [demo] [bench]
-# (no argument: all of them). Needs Catch2 (and Google Benchmark for bench) under .deps/usr or installed.
+# the demo and tutorials, the benchmark. Logs go to $OUT (default ./out).
+# Usage: scripts/gpu-check.sh [build] [test] [demo] [bench] [sanitize]   (no argument: all, in that order).
+# Needs Catch2 under .deps/usr (../shared/device/deps.sh) or installed. TGEMM_COMMIT names the commit in the log
+# (the device machine gets no .git).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/out}
@@ -9,7 +11,7 @@ mkdir -p "$OUT"
 build=${BUILD_DIR:-build-gpu}
 archs=${CUDA_ARCHS:-90a}
 steps=("$@")
-((${#steps[@]})) || steps=(build test sanitize demo)
+((${#steps[@]})) || steps=(build test demo bench sanitize)
 status=0
 has() { [[ " ${steps[*]} " == *" $1 "* ]]; }
 step() { echo; echo "=== $* ($(date +%T))"; }
@@ -31,24 +33,6 @@ if has test; then
   grep -q "100% tests passed" "$OUT/ctest.txt" || status=1
 fi
 
-if has sanitize && [[ -x scripts/sanitize.sh ]]; then
-  step "scripts/sanitize.sh"
-  OUT=$OUT scripts/sanitize.sh "$build" || status=1
-elif has sanitize; then
-  api=$build/test/gpu/tgemm_gpu_api_tests
-  policies=$build/test/gpu/tgemm_gpu_policy_tests
-  for tool in memcheck racecheck synccheck initcheck; do
-    step "compute-sanitizer --tool $tool"
-    # A representative subset: the dispatcher on every alignment (api) and the seed rungs.
-    compute-sanitizer --tool "$tool" --error-exitcode 1 --print-limit 20 "$api" "~*larger square*" \
-      >"$OUT/sanitize-$tool-api.log" 2>&1 && echo "$tool api: clean" || { echo "$tool api: FAILED"; tail -30 "$OUT/sanitize-$tool-api.log"; status=1; }
-    if [[ $tool == memcheck || $tool == racecheck ]]; then
-      compute-sanitizer --tool "$tool" --error-exitcode 1 --print-limit 20 "$policies" "seed policies*" \
-        >"$OUT/sanitize-$tool-seed.log" 2>&1 && echo "$tool seed: clean" || { echo "$tool seed: FAILED"; tail -30 "$OUT/sanitize-$tool-seed.log"; status=1; }
-    fi
-  done
-fi
-
 if has demo; then
   step "demo"
   for x in "$build"/examples/tgemm_demo "$build"/examples/tgemm_custom_epilogue "$build"/examples/tgemm_tutorial_*; do
@@ -66,6 +50,24 @@ if has bench; then
   else
     echo "no benchmark built"; status=1
   fi
+fi
+
+if has sanitize && [[ -x scripts/sanitize.sh ]]; then
+  step "scripts/sanitize.sh"
+  OUT=$OUT scripts/sanitize.sh "$build" || status=1
+elif has sanitize; then
+  api=$build/test/gpu/tgemm_gpu_api_tests
+  policies=$build/test/gpu/tgemm_gpu_policy_tests
+  for tool in memcheck racecheck synccheck initcheck; do
+    step "compute-sanitizer --tool $tool"
+    # A representative subset: the dispatcher on every alignment (api) and the seed rungs.
+    compute-sanitizer --tool "$tool" --error-exitcode 1 --print-limit 20 "$api" "~*larger square*" \
+      >"$OUT/sanitize-$tool-api.log" 2>&1 && echo "$tool api: clean" || { echo "$tool api: FAILED"; tail -30 "$OUT/sanitize-$tool-api.log"; status=1; }
+    if [[ $tool == memcheck || $tool == racecheck ]]; then
+      compute-sanitizer --tool "$tool" --error-exitcode 1 --print-limit 20 "$policies" "seed policies*" \
+        >"$OUT/sanitize-$tool-seed.log" 2>&1 && echo "$tool seed: clean" || { echo "$tool seed: FAILED"; tail -30 "$OUT/sanitize-$tool-seed.log"; status=1; }
+    fi
+  done
 fi
 
 step "done: status $status"
