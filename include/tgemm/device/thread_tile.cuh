@@ -6,6 +6,8 @@
 
 #include <type_traits>
 
+#include "../policy.cuh"
+
 namespace tgemm::device::detail {
 
 /// Maps a thread to its rows and columns of the block tile.
@@ -69,8 +71,8 @@ template <class Policy, class Accumulator>
 __device__ __forceinline__ void multiply_stage(const float* stage_a, const float* stage_b,
                                                const thread_tile<Policy>& tile,
                                                Accumulator (&acc)[Policy::thread_m][Policy::thread_n]) {
-  constexpr int stride_a = Policy::block_m + 4;  // rows padded as tgemm::shared_row_padding says
-  constexpr int stride_b = Policy::block_n + 4;
+  constexpr int stride_a = Policy::block_m + shared_row_padding;
+  constexpr int stride_b = Policy::block_n + shared_row_padding;
 #pragma unroll Policy::unroll
   for (int kk = 0; kk < Policy::block_k; ++kk) {
     float a[Policy::thread_m];
