@@ -209,20 +209,20 @@ using tgemm::block_shape;
 using tgemm::policy;
 using tgemm::thread_shape;
 using tgemm::warp_shape;
-// Tuning candidates for sm_90 (timed with --set candidates; the winners go to tuning.cuh).
-using c128x128x8_s3 = policy<block_shape<128, 128, 8>, warp_shape<32, 64>, thread_shape<8, 8>, 4, 3>;
-using c128x128x16_s2 = policy<block_shape<128, 128, 16>, warp_shape<32, 64>, thread_shape<8, 8>, 4, 2>;
-using c128x128x16_s4 = policy<block_shape<128, 128, 16>, warp_shape<32, 64>, thread_shape<8, 8>, 4, 4>;
-using c128x128x32_s3 = policy<block_shape<128, 128, 32>, warp_shape<32, 64>, thread_shape<8, 8>, 4, 3>;
-using c128x128x16_w64x32 = policy<block_shape<128, 128, 16>, warp_shape<64, 32>, thread_shape<8, 8>, 4, 3>;
-using c128x256x8_t8x16 = policy<block_shape<128, 256, 8>, warp_shape<64, 64>, thread_shape<8, 16>, 4, 3>;
-using c256x128x8_t16x8 = policy<block_shape<256, 128, 8>, warp_shape<64, 64>, thread_shape<16, 8>, 4, 3>;
-using c128x64x16_t8x4 = policy<block_shape<128, 64, 16>, warp_shape<32, 32>, thread_shape<8, 4>, 4, 3>;
-using c64x64x16_t4x4 = policy<block_shape<64, 64, 16>, warp_shape<32, 16>, thread_shape<4, 4>, 4, 3>;
-using c256x128x8_s4 = policy<block_shape<256, 128, 8>, warp_shape<64, 64>, thread_shape<16, 8>, 4, 4>;
-using c256x128x16_s3 = policy<block_shape<256, 128, 16>, warp_shape<64, 64>, thread_shape<16, 8>, 4, 3>;
-using u128x128x16_s3 = policy<block_shape<128, 128, 16>, warp_shape<32, 64>, thread_shape<8, 8>, 1, 3>;
-using u256x128x8_s3 = policy<block_shape<256, 128, 8>, warp_shape<64, 64>, thread_shape<16, 8>, 1, 3>;
+// Tuning candidates for sm_90 (timed with --set candidates; the winners go to tuning.cuh). g: 16 x 8 or 8 x 16
+// per thread, one block per SM; m: 8 x 8 per thread, two blocks per SM; s: small tiles for small problems.
+using g256x128x8_s4 = policy<block_shape<256, 128, 8>, warp_shape<64, 64>, thread_shape<16, 8>, 4, 4, 8>;
+using g256x128x8_s4_u4 = policy<block_shape<256, 128, 8>, warp_shape<64, 64>, thread_shape<16, 8>, 4, 4, 4>;
+using g256x128x16_s3 = policy<block_shape<256, 128, 16>, warp_shape<64, 64>, thread_shape<16, 8>, 4, 3, 16>;
+using g256x128x16_s3_u8 = policy<block_shape<256, 128, 16>, warp_shape<64, 64>, thread_shape<16, 8>, 4, 3, 8>;
+using g256x128x16_s3_u4 = policy<block_shape<256, 128, 16>, warp_shape<64, 64>, thread_shape<16, 8>, 4, 3, 4>;
+using g128x256x8_s4 = policy<block_shape<128, 256, 8>, warp_shape<64, 64>, thread_shape<8, 16>, 4, 4, 8>;
+using g128x256x16_s3 = policy<block_shape<128, 256, 16>, warp_shape<64, 64>, thread_shape<8, 16>, 4, 3, 16>;
+using g128x256x16_s3_u8 = policy<block_shape<128, 256, 16>, warp_shape<64, 64>, thread_shape<8, 16>, 4, 3, 8>;
+using m128x128x8_s4 = policy<block_shape<128, 128, 8>, warp_shape<32, 64>, thread_shape<8, 8>, 4, 4, 8>;
+using m128x128x16_s3 = policy<block_shape<128, 128, 16>, warp_shape<32, 64>, thread_shape<8, 8>, 4, 3, 16>;
+using s64x64x32_s3 = policy<block_shape<64, 64, 32>, warp_shape<32, 32>, thread_shape<4, 8>, 4, 3, 32>;
+using s64x64x16_s3 = policy<block_shape<64, 64, 16>, warp_shape<32, 32>, thread_shape<4, 8>, 4, 3, 16>;
 }  // namespace candidates
 
 int main(int argc, char** argv) {
@@ -281,9 +281,13 @@ int main(int argc, char** argv) {
     for (int64_t s : {1024, 4096}) add(s, s, s, "progression");
   }
   if (set == "candidates") {
-    for (int64_t s : {4096, 4097}) add(s, s, s, "candidates");
+    for (int64_t s : {1024, 2048, 3072, 4096, 8192}) add(s, s, s, "candidates");
+    add(4096, 4096, 4096, "candidates", layout::row_major);
     add(4096, 4096, 4096, "candidates", layout::col_major, op::transpose, op::none);
     add(4096, 4096, 4096, "candidates", layout::col_major, op::none, op::transpose);
+    add(4096, 4096, 4096, "candidates", layout::col_major, op::transpose, op::transpose);
+    add(128, 4096, 4096, "candidates");
+    add(256, 256, 16384, "candidates");
   }
   if (quick) shapes.resize(std::min<size_t>(shapes.size(), 3));
 
@@ -305,19 +309,18 @@ int main(int argc, char** argv) {
   }
   if (set == "candidates") {
     using namespace candidates;
-    contenders.push_back(policy_contender<c128x128x8_s3>("c128x128x8_s3", "candidate"));
-    contenders.push_back(policy_contender<c128x128x16_s2>("c128x128x16_s2", "candidate"));
-    contenders.push_back(policy_contender<c128x128x16_s4>("c128x128x16_s4", "candidate"));
-    contenders.push_back(policy_contender<c128x128x32_s3>("c128x128x32_s3", "candidate"));
-    contenders.push_back(policy_contender<c128x128x16_w64x32>("c128x128x16_w64x32", "candidate"));
-    contenders.push_back(policy_contender<c128x256x8_t8x16>("c128x256x8_t8x16", "candidate"));
-    contenders.push_back(policy_contender<c256x128x8_t16x8>("c256x128x8_t16x8", "candidate"));
-    contenders.push_back(policy_contender<c128x64x16_t8x4>("c128x64x16_t8x4", "candidate"));
-    contenders.push_back(policy_contender<c64x64x16_t4x4>("c64x64x16_t4x4", "candidate"));
-    contenders.push_back(policy_contender<c256x128x8_s4>("c256x128x8_s4", "candidate"));
-    contenders.push_back(policy_contender<c256x128x16_s3>("c256x128x16_s3", "candidate"));
-    contenders.push_back(policy_contender<u128x128x16_s3>("u128x128x16_s3", "candidate"));
-    contenders.push_back(policy_contender<u256x128x8_s3>("u256x128x8_s3", "candidate"));
+    contenders.push_back(policy_contender<g256x128x8_s4>("g256x128x8_s4", "candidate"));
+    contenders.push_back(policy_contender<g256x128x8_s4_u4>("g256x128x8_s4_u4", "candidate"));
+    contenders.push_back(policy_contender<g256x128x16_s3>("g256x128x16_s3", "candidate"));
+    contenders.push_back(policy_contender<g256x128x16_s3_u8>("g256x128x16_s3_u8", "candidate"));
+    contenders.push_back(policy_contender<g256x128x16_s3_u4>("g256x128x16_s3_u4", "candidate"));
+    contenders.push_back(policy_contender<g128x256x8_s4>("g128x256x8_s4", "candidate"));
+    contenders.push_back(policy_contender<g128x256x16_s3>("g128x256x16_s3", "candidate"));
+    contenders.push_back(policy_contender<g128x256x16_s3_u8>("g128x256x16_s3_u8", "candidate"));
+    contenders.push_back(policy_contender<m128x128x8_s4>("m128x128x8_s4", "candidate"));
+    contenders.push_back(policy_contender<m128x128x16_s3>("m128x128x16_s3", "candidate"));
+    contenders.push_back(policy_contender<s64x64x32_s3>("s64x64x32_s3", "candidate"));
+    contenders.push_back(policy_contender<s64x64x16_s3>("s64x64x16_s3", "candidate"));
   }
 
   std::vector<row> rows;

@@ -31,6 +31,10 @@ using narrow_m_policy = policy<block_shape<32, 128, 16>, warp_shape<32, 32>, thr
 template <int Stages>
 using narrow_n_policy = policy<block_shape<128, 32, 16>, warp_shape<32, 32>, thread_shape<8, 4>, 4, Stages>;
 
+/// A 64 x 64 tile with 32-deep slices: 128 threads, 4 x 8 per thread, several blocks per multiprocessor.
+template <int Stages>
+using small_policy = policy<block_shape<64, 64, 32>, warp_shape<32, 32>, thread_shape<4, 8>, 4, Stages>;
+
 /// Turing (sm_75): 64 KiB of shared memory per SM and no cp.async; the second stage is filled with plain
 /// loads, which still halves the barriers per k slice.
 struct sm75 {
@@ -48,6 +52,18 @@ struct sm75 {
   using narrow_n = narrow_n_policy<2>;
   /// Scalar loads, for misaligned operands of problems too small to be worth repacking.
   using unaligned = policy<block_shape<128, 128, 8>, warp_shape<32, 64>, thread_shape<8, 8>, 1, 2>;
+  /// Large problems whose op(A) is read along k (A transposed in column-major terms) and whose B is read along k
+  /// too: both operands are staged through registers.
+  using general_tn = general;
+  /// Large problems whose op(A) is read along k and whose B is read along n.
+  using general_tt = general;
+  /// Problems too small to fill the GPU with the larger tiles: many small blocks per multiprocessor.
+  using small = policy<block_shape<64, 64, 16>, warp_shape<32, 32>, thread_shape<4, 8>, 4, 2>;
+  /// Throughput of `medium` and `small` relative to the general tiles on full waves (measured; the dispatcher
+  /// weighs them against how evenly each tile size fills the multiprocessors).
+  static constexpr double medium_speed = 1.0;
+  /// See medium_speed.
+  static constexpr double small_speed = 0.85;
 };
 
 /// Ampere A100 (sm_80): cp.async and 164 KiB of shared memory per SM: a three-stage pipeline.
@@ -66,6 +82,18 @@ struct sm80 {
   using narrow_n = narrow_n_policy<3>;
   /// Scalar loads, for misaligned operands of problems too small to be worth repacking.
   using unaligned = policy<block_shape<128, 128, 8>, warp_shape<32, 64>, thread_shape<8, 8>, 1, 3>;
+  /// Large problems whose op(A) is read along k (A transposed in column-major terms) and whose B is read along k
+  /// too: both operands are staged through registers.
+  using general_tn = general;
+  /// Large problems whose op(A) is read along k and whose B is read along n.
+  using general_tt = general;
+  /// Problems too small to fill the GPU with the larger tiles: many small blocks per multiprocessor.
+  using small = small_policy<3>;
+  /// Throughput of `medium` and `small` relative to the general tiles on full waves (measured; the dispatcher
+  /// weighs them against how evenly each tile size fills the multiprocessors).
+  static constexpr double medium_speed = 1.0;
+  /// See medium_speed.
+  static constexpr double small_speed = 0.85;
 };
 
 /// Ampere GA10x and Ada (sm_86, sm_89): 100 KiB of shared memory per SM; a two-stage pipeline keeps two
@@ -85,18 +113,33 @@ struct sm86 {
   using narrow_n = narrow_n_policy<2>;
   /// Scalar loads, for misaligned operands of problems too small to be worth repacking.
   using unaligned = policy<block_shape<128, 128, 8>, warp_shape<32, 64>, thread_shape<8, 8>, 1, 2>;
+  /// Large problems whose op(A) is read along k (A transposed in column-major terms) and whose B is read along k
+  /// too: both operands are staged through registers.
+  using general_tn = general;
+  /// Large problems whose op(A) is read along k and whose B is read along n.
+  using general_tt = general;
+  /// Problems too small to fill the GPU with the larger tiles: many small blocks per multiprocessor.
+  using small = small_policy<2>;
+  /// Throughput of `medium` and `small` relative to the general tiles on full waves (measured; the dispatcher
+  /// weighs them against how evenly each tile size fills the multiprocessors).
+  static constexpr double medium_speed = 1.0;
+  /// See medium_speed.
+  static constexpr double small_speed = 0.85;
 };
 
-/// Hopper (sm_90, H100/H200): 228 KiB of shared memory per SM. Measured on an H200 (bench --set candidates):
-/// 256 x 128 tiles with 16 x 8 per thread beat 128 x 128 ones by 10-15 % at 4096^3; 128 x 128 keeps two blocks
-/// per SM for problems with fewer tiles.
+/// Hopper (sm_90, H100/H200): 228 KiB of shared memory per SM. Measured on an H200 (bench --set candidates, see
+/// docs/performance.md): 256 x 128 tiles with 16 x 8 per thread (the shape cuBLAS's own FP32 kernel uses) beat
+/// 128 x 128 ones; 8-deep slices in four stages are fastest when A streams in with cp.async, while an operand
+/// staged through registers (read along k) wants 16-deep slices, and when only A is staged the 128 x 256 tile
+/// keeps the staged operand the narrow one.
 struct sm90 {
   /// The first architecture (as `__CUDA_ARCH__`) this entry is tuned for.
   static constexpr int arch = 900;
   /// The next older entry of the chain.
   using previous = sm86;
-  /// Large problems, operands aligned to 16 bytes with leading dimensions that are multiples of 4.
-  using general = policy<block_shape<256, 128, 16>, warp_shape<64, 64>, thread_shape<16, 8>, 4, 3>;
+  /// Large problems, operands aligned to 16 bytes with leading dimensions that are multiples of 4, op(A) read
+  /// along m (A not transposed, in column-major terms).
+  using general = policy<block_shape<256, 128, 8>, warp_shape<64, 64>, thread_shape<16, 8>, 4, 4>;
   /// Problems whose large tiles would leave multiprocessors idle (split-K applies on top when needed).
   using medium = policy<block_shape<128, 128, 16>, warp_shape<32, 64>, thread_shape<8, 8>, 4, 3>;
   /// m <= narrow_extent.
@@ -105,6 +148,18 @@ struct sm90 {
   using narrow_n = narrow_n_policy<3>;
   /// Scalar loads, for misaligned operands of problems too small to be worth repacking.
   using unaligned = policy<block_shape<128, 128, 16>, warp_shape<32, 64>, thread_shape<8, 8>, 1, 3>;
+  /// Large problems whose op(A) is read along k (A transposed in column-major terms) and whose B is read along k
+  /// too: both operands are staged through registers.
+  using general_tn = policy<block_shape<256, 128, 16>, warp_shape<64, 64>, thread_shape<16, 8>, 4, 3>;
+  /// Large problems whose op(A) is read along k and whose B is read along n.
+  using general_tt = policy<block_shape<128, 256, 16>, warp_shape<64, 64>, thread_shape<8, 16>, 4, 3>;
+  /// Problems too small to fill the GPU with the larger tiles: many small blocks per multiprocessor.
+  using small = small_policy<3>;
+  /// Throughput of `medium` and `small` relative to the general tiles on full waves (measured; the dispatcher
+  /// weighs them against how evenly each tile size fills the multiprocessors).
+  static constexpr double medium_speed = 0.95;
+  /// See medium_speed.
+  static constexpr double small_speed = 0.87;
 };
 
 /// The chain tgemm::gemm() dispatches over, newest architecture first.
@@ -115,6 +170,27 @@ struct pick_general {
   /// The chosen policy of the chain entry Tuning.
   template <class Tuning>
   using policy = typename Tuning::general;
+};
+
+/// Picks the large-problem policy for op(A) read along k and B read along k.
+struct pick_general_tn {
+  /// The chosen policy of the chain entry Tuning.
+  template <class Tuning>
+  using policy = typename Tuning::general_tn;
+};
+
+/// Picks the large-problem policy for op(A) read along k and B read along n.
+struct pick_general_tt {
+  /// The chosen policy of the chain entry Tuning.
+  template <class Tuning>
+  using policy = typename Tuning::general_tt;
+};
+
+/// Picks the policy for problems too small for the medium tile.
+struct pick_small {
+  /// The chosen policy of the chain entry Tuning.
+  template <class Tuning>
+  using policy = typename Tuning::small;
 };
 
 /// Picks the policy for problems with too few large tiles to fill the GPU.

@@ -210,7 +210,23 @@ void check_tuning_entry() {
   using narrow_m = typename Entry::narrow_m;
   using narrow_n = typename Entry::narrow_n;
   using unaligned = typename Entry::unaligned;
+  using general_tn = typename Entry::general_tn;
+  using general_tt = typename Entry::general_tt;
+  using small = typename Entry::small;
   CAPTURE(Entry::arch);
+  check_tiled_invariants<general_tn>();
+  check_tiled_invariants<general_tt>();
+  check_tiled_invariants<small>();
+  STATIC_REQUIRE(general_tn::vector_width == 4);
+  STATIC_REQUIRE(general_tt::vector_width == 4);
+  STATIC_REQUIRE(small::vector_width == 4);
+  // The small tile is smaller than the medium one, and both are slower than the large tiles per wave.
+  STATIC_REQUIRE(small::block_m * small::block_n < medium::block_m * medium::block_n);
+  STATIC_REQUIRE(Entry::medium_speed > 0.0 && Entry::medium_speed <= 1.0);
+  STATIC_REQUIRE(Entry::small_speed > 0.0 && Entry::small_speed <= Entry::medium_speed);
+  STATIC_REQUIRE(general_tn::shared_bytes <= SharedLimit);
+  STATIC_REQUIRE(general_tt::shared_bytes <= SharedLimit);
+  STATIC_REQUIRE(small::shared_bytes <= SharedLimit);
   check_tiled_invariants<general>();
   check_tiled_invariants<medium>();
   check_tiled_invariants<narrow_m>();
@@ -245,6 +261,9 @@ void check_tuning_entry() {
   STATIC_REQUIRE(std::is_same<pick_narrow_m::policy<Entry>, narrow_m>::value);
   STATIC_REQUIRE(std::is_same<pick_narrow_n::policy<Entry>, narrow_n>::value);
   STATIC_REQUIRE(std::is_same<pick_unaligned::policy<Entry>, unaligned>::value);
+  STATIC_REQUIRE(std::is_same<pick_general_tn::policy<Entry>, general_tn>::value);
+  STATIC_REQUIRE(std::is_same<pick_general_tt::policy<Entry>, general_tt>::value);
+  STATIC_REQUIRE(std::is_same<pick_small::policy<Entry>, small>::value);
 }
 
 }  // namespace
@@ -260,11 +279,17 @@ TEST_CASE("the tuning policies are consistent and fit their architecture's share
   STATIC_REQUIRE(sm75::general::stages == 2);
   STATIC_REQUIRE(sm80::general::stages == 3);
   STATIC_REQUIRE(sm86::general::stages == 2);
-  STATIC_REQUIRE(sm90::general::stages == 3);
+  STATIC_REQUIRE(sm90::general::stages == 4);
+  STATIC_REQUIRE(sm90::general_tn::stages == 3);
   STATIC_REQUIRE(sm80::general::shared_bytes == 3 * 8 * (132 + 132) * 4);
-  STATIC_REQUIRE(sm90::general::shared_bytes == 3 * 16 * (260 + 132) * 4);
-  STATIC_REQUIRE(sm90::general::threads == 256);
+  STATIC_REQUIRE(sm90::general::shared_bytes == 4 * 8 * (260 + 132) * 4);
+  STATIC_REQUIRE(sm90::general_tn::shared_bytes == 3 * 16 * (260 + 132) * 4);
+  STATIC_REQUIRE(sm90::general::threads == 256 && sm90::general_tn::threads == 256 && sm90::general_tt::threads == 256);
   STATIC_REQUIRE(sm90::general::warp_threads_m == 4 && sm90::general::warp_threads_n == 8);
+  STATIC_REQUIRE(sm90::general_tt::warp_threads_m == 8 && sm90::general_tt::warp_threads_n == 4);
+  // Before sm_90 one large tile serves every layout.
+  STATIC_REQUIRE(std::is_same<sm80::general_tn, sm80::general>::value && std::is_same<sm80::general_tt, sm80::general>::value);
+  STATIC_REQUIRE(std::is_same<sm90::small, sm80::small>::value && sm90::small::threads == 128);
   STATIC_REQUIRE(sm80::narrow_m::threads == 128);
   STATIC_REQUIRE(sm80::narrow_n::threads == 128);
   // Before sm_90 the medium tile is the general one.
@@ -281,7 +306,10 @@ TEST_CASE("the tuning policies are consistent and fit their architecture's share
   REQUIRE(sm80::narrow_m::name() == "tiled_b32x128x16_w32x32_t4x8_v4_s3_u16_f32");
   REQUIRE(sm80::narrow_n::name() == "tiled_b128x32x16_w32x32_t8x4_v4_s3_u16_f32");
   REQUIRE(sm86::unaligned::name() == "tiled_b128x128x8_w32x64_t8x8_v1_s2_u8_f32");
-  REQUIRE(sm90::general::name() == "tiled_b256x128x16_w64x64_t16x8_v4_s3_u16_f32");
+  REQUIRE(sm90::general::name() == "tiled_b256x128x8_w64x64_t16x8_v4_s4_u8_f32");
+  REQUIRE(sm90::general_tn::name() == "tiled_b256x128x16_w64x64_t16x8_v4_s3_u16_f32");
+  REQUIRE(sm90::general_tt::name() == "tiled_b128x256x16_w64x64_t8x16_v4_s3_u16_f32");
+  REQUIRE(sm90::small::name() == "tiled_b64x64x32_w32x32_t4x8_v4_s3_u32_f32");
   REQUIRE(sm90::medium::name() == "tiled_b128x128x16_w32x64_t8x8_v4_s3_u16_f32");
   REQUIRE(sm90::unaligned::name() == "tiled_b128x128x16_w32x64_t8x8_v1_s3_u16_f32");
 }

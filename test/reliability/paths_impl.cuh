@@ -50,6 +50,9 @@ TGEMM_RELIABILITY_POLICY_MEMBER(medium)
 TGEMM_RELIABILITY_POLICY_MEMBER(narrow_m)
 TGEMM_RELIABILITY_POLICY_MEMBER(narrow_n)
 TGEMM_RELIABILITY_POLICY_MEMBER(unaligned)
+TGEMM_RELIABILITY_POLICY_MEMBER(general_tn)
+TGEMM_RELIABILITY_POLICY_MEMBER(general_tt)
+TGEMM_RELIABILITY_POLICY_MEMBER(small)
 #undef TGEMM_RELIABILITY_POLICY_MEMBER
 
 /// Appends every policy of a tuning chain (newest entry first) to List, skipping types already present.
@@ -61,7 +64,10 @@ struct chain_policies {
                                   typename narrow_m_of<Chain>::type>,
                     typename narrow_n_of<Chain>::type>,
       typename unaligned_of<Chain>::type>;
-  using type = typename chain_policies<typename Chain::previous, with_entry>::type;
+  using with_large = push_unique_t<push_unique_t<push_unique_t<with_entry, typename general_tn_of<Chain>::type>,
+                                                 typename general_tt_of<Chain>::type>,
+                                   typename small_of<Chain>::type>;
+  using type = typename chain_policies<typename Chain::previous, with_large>::type;
 };
 template <class List>
 struct chain_policies<void, List> {
@@ -90,6 +96,9 @@ struct policy_label {
       add(std::is_same<Policy, typename narrow_m_of<Chain>::type>::value, entry + "narrow_m");
       add(std::is_same<Policy, typename narrow_n_of<Chain>::type>::value, entry + "narrow_n");
       add(std::is_same<Policy, typename unaligned_of<Chain>::type>::value, entry + "unaligned");
+      add(std::is_same<Policy, typename general_tn_of<Chain>::type>::value, entry + "general_tn");
+      add(std::is_same<Policy, typename general_tt_of<Chain>::type>::value, entry + "general_tt");
+      add(std::is_same<Policy, typename small_of<Chain>::type>::value, entry + "small");
       add_chain<typename Chain::previous>();
     }
   }

@@ -5,8 +5,10 @@
 
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <cstdint>
 #include <mutex>
+#include <type_traits>
 
 #include "../arch.cuh"
 #include "../kernel/gemm_kernel.cuh"
@@ -91,17 +93,57 @@ class stream_workspace {
 
 inline int64_t round_up(int64_t x, int64_t multiple) { return (x + multiple - 1) / multiple * multiple; }
 
-/// How many k slices a problem should be cut into so that Policy's grid fills the device: none when its tiles
-/// already cover every multiprocessor, otherwise about two blocks per multiprocessor, each slice at least four
-/// k steps deep. Returns the slices and sets k_per_slice (a multiple of block_k).
-template <class Policy>
-int64_t choose_split(const canonical_call& call, int multiprocessors, int64_t& k_per_slice) {
+/// Blocks of Kernel (Threads threads, SharedBytes of dynamic shared memory) that one multiprocessor of `device`
+/// holds at once, from the occupancy calculator; cached per kernel and device. Call after prepare_kernel().
+template <auto Kernel, int Threads, int SharedBytes>
+int resident_blocks(int device) {
+  static std::atomic<int> cache[cached_devices] = {};
+  const bool cacheable = device >= 0 && device < cached_devices;
+  if (cacheable) {
+    if (const int known = cache[device].load(std::memory_order_relaxed); known > 0) return known;
+  }
+  int blocks = 0;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, Kernel, Threads, size_t(SharedBytes)) != cudaSuccess) {
+    (void)cudaGetLastError();
+    blocks = 0;
+  }
+  blocks = blocks > 0 ? blocks : 1;
+  if (cacheable) cache[device].store(blocks, std::memory_order_relaxed);
+  return blocks;
+}
+
+/// How one policy would run a problem: its tiles, the blocks the GPU holds at once, and how well they fit.
+struct tile_plan {
+  int64_t tiles = 0;  ///< Block tiles of C.
+  int64_t slots = 0;  ///< Blocks resident at once: multiprocessors x blocks per multiprocessor.
+  double score = 0;   ///< Useful fraction of the tiles x fraction of the last wave's slots used x policy speed.
+};
+
+/// Plans Policy for the call: prepares its kernel (so its occupancy is known) and scores it without split-K.
+template <class Policy, auto Kernel>
+status plan_tiles(const canonical_call& call, int device, int multiprocessors, double speed, tile_plan& plan) {
+  if (status s = prepare_kernel<Kernel>(device, Policy::shared_bytes, &Policy::name); s != status::success) return s;
   const device::problem& p = call.problem;
-  const int64_t tiles = ((p.m + Policy::block_m - 1) / Policy::block_m) * ((p.n + Policy::block_n - 1) / Policy::block_n);
+  const int64_t tiles_m = (p.m + Policy::block_m - 1) / Policy::block_m;
+  const int64_t tiles_n = (p.n + Policy::block_n - 1) / Policy::block_n;
+  plan.tiles = tiles_m * tiles_n;
+  plan.slots = int64_t(multiprocessors) * resident_blocks<Kernel, Policy::threads, Policy::shared_bytes>(device);
+  const int64_t waves = (plan.tiles + plan.slots - 1) / plan.slots;
+  const double used = double(p.m) * double(p.n) / (double(tiles_m * Policy::block_m) * double(tiles_n * Policy::block_n));
+  plan.score = used * double(plan.tiles) / double(waves * plan.slots) * speed;
+  return status::success;
+}
+
+/// How many k slices a problem should be cut into so that a grid of `tiles` blocks fills `slots` resident
+/// blocks: none when the tiles already fill half of them; otherwise as many as fit in one wave, each slice at
+/// least four k steps deep. Returns the slices and sets k_per_slice (a multiple of block_k).
+template <class Policy>
+int64_t choose_split(const canonical_call& call, int64_t tiles, int64_t slots, int64_t& k_per_slice) {
+  const device::problem& p = call.problem;
   const int64_t min_slice = 4 * Policy::block_k;
   k_per_slice = p.k;
-  if (tiles >= multiprocessors || p.k < 2 * min_slice) return 1;
-  int64_t slices = (2 * int64_t(multiprocessors) + tiles - 1) / tiles;
+  if (2 * tiles > slots || p.k < 2 * min_slice) return 1;
+  int64_t slices = slots / tiles;
   slices = slices < p.k / min_slice ? slices : p.k / min_slice;
   const int64_t partial_bytes = round_up(p.m, 4) * p.n * int64_t(sizeof(float));
   while (slices > 1 && slices * partial_bytes > max_partials_bytes) slices /= 2;
@@ -110,24 +152,28 @@ int64_t choose_split(const canonical_call& call, int multiprocessors, int64_t& k
   return (p.k + k_per_slice - 1) / k_per_slice;
 }
 
+/// The dispatch kernel of one pick of the chain entry Tuning, for the operations OpA, OpB.
+template <class Chain, class Pick, op OpA, op OpB>
+inline constexpr auto dispatch_kernel = &kernel::dispatch_gemm<Chain, Pick, OpA, OpB>;
+
 /// Launches the dispatch kernel of one pick of the chain entry Tuning, splitting k when the grid would leave
-/// multiprocessors idle (and workspace can be had).
-template <class Chain, class Tuning, class Pick>
+/// most resident-block slots idle (and workspace can be had).
+template <class Chain, class Tuning, class Pick, op OpA, op OpB>
 status launch_picked(const canonical_call& call, int device, int multiprocessors, stream_workspace& scratch,
                      cudaStream_t stream) {
   using policy = typename Pick::template policy<Tuning>;
+  constexpr auto kernel = dispatch_kernel<Chain, Pick, OpA, OpB>;
   if (status s = check_grid<policy>(call); s != status::success) return s;
+  tile_plan plan;
+  if (status s = plan_tiles<policy, kernel>(call, device, multiprocessors, 1.0, plan); s != status::success) return s;
   kernel::split_k split;
-  split.slices = choose_split<policy>(call, multiprocessors, split.k_per_slice);
+  split.slices = choose_split<policy>(call, plan.tiles, plan.slots, split.k_per_slice);
   if (split.slices > 1) {
     split.ld_partials = round_up(call.problem.m, 4);
     split.partials = scratch.allocate(split.slices * split.ld_partials * call.problem.n * int64_t(sizeof(float)));
     if (split.partials == nullptr) split = kernel::split_k{};
   }
-  const status launched = with_ops(call.op_a, call.op_b, [&](auto a, auto b) {
-    return launch_tiled<policy, kernel::dispatch_gemm<Chain, Pick, decltype(a)::value, decltype(b)::value>>(
-        call, device, stream, split);
-  });
+  const status launched = launch_tiled<policy, kernel>(call, device, stream, split);
   if (launched != status::success || split.slices == 1) return launched;
   constexpr int threads = 256;
   const int64_t row_blocks = (call.problem.m + threads - 1) / threads;
@@ -137,6 +183,56 @@ status launch_picked(const canonical_call& call, int device, int multiprocessors
                        static_cast<const float*>(split.partials), split.ld_partials, split.ld_partials * call.problem.n,
                        int(split.slices), call.problem.m, call.problem.n, call.update.alpha, call.update.beta,
                        call.update.c, call.update.ldc);
+}
+
+/// The large-tile pick for the operations: which operands are staged through registers decides the tile.
+template <op OpA, op OpB>
+using pick_large = std::conditional_t<OpA == op::none, tuning::pick_general,
+                                      std::conditional_t<OpB == op::none, tuning::pick_general_tn,
+                                                         tuning::pick_general_tt>>;
+
+/// Picks a tile size for an aligned problem with these operations and launches it. Narrow problems take the
+/// 32-wide tiles. Otherwise the large, medium and small tiles are scored by how much of their tiles is inside C,
+/// how evenly their blocks fill the resident-block slots, and their measured speed; the best one runs unsplit
+/// when its tiles fill at least half the slots, else the medium tile runs with split-K.
+template <class Chain, class Tuning, op OpA, op OpB>
+status dispatch_aligned(const canonical_call& call, int device, int multiprocessors, stream_workspace& scratch,
+                        cudaStream_t stream) {
+  const int64_t m = call.problem.m, n = call.problem.n;
+  if (m <= tuning::narrow_extent && n > m) {
+    return launch_picked<Chain, Tuning, tuning::pick_narrow_m, OpA, OpB>(call, device, multiprocessors, scratch,
+                                                                         stream);
+  }
+  if (n <= tuning::narrow_extent) {
+    return launch_picked<Chain, Tuning, tuning::pick_narrow_n, OpA, OpB>(call, device, multiprocessors, scratch,
+                                                                         stream);
+  }
+  using large = pick_large<OpA, OpB>;
+  tile_plan plans[3];
+  if (status s = plan_tiles<typename large::template policy<Tuning>, dispatch_kernel<Chain, large, OpA, OpB>>(
+          call, device, multiprocessors, 1.0, plans[0]);
+      s != status::success) {
+    return s;
+  }
+  if (status s = plan_tiles<typename Tuning::medium, dispatch_kernel<Chain, tuning::pick_medium, OpA, OpB>>(
+          call, device, multiprocessors, Tuning::medium_speed, plans[1]);
+      s != status::success) {
+    return s;
+  }
+  if (status s = plan_tiles<typename Tuning::small, dispatch_kernel<Chain, tuning::pick_small, OpA, OpB>>(
+          call, device, multiprocessors, Tuning::small_speed, plans[2]);
+      s != status::success) {
+    return s;
+  }
+  int best = 0;
+  for (int i = 1; i < 3; ++i) best = plans[i].score > plans[best].score ? i : best;
+  if (best == 0 && 2 * plans[0].tiles > plans[0].slots) {
+    return launch_picked<Chain, Tuning, large, OpA, OpB>(call, device, multiprocessors, scratch, stream);
+  }
+  if (best == 2 && 2 * plans[2].tiles > plans[2].slots) {
+    return launch_picked<Chain, Tuning, tuning::pick_small, OpA, OpB>(call, device, multiprocessors, scratch, stream);
+  }
+  return launch_picked<Chain, Tuning, tuning::pick_medium, OpA, OpB>(call, device, multiprocessors, scratch, stream);
 }
 
 /// Copies op(X) into `dst`, contiguous along mn with leading dimension ld_dst (see kernel::pack_operand).
@@ -154,9 +250,8 @@ inline status pack(const float* src, int64_t ld, bool contiguous_k, int64_t exte
                              dst, ld_dst);
 }
 
-/// The dispatcher proper, for one chain entry. Shape picks the tile: a 32-wide tile when m or n is tiny, a
-/// 128 x 128 tile when the large tile would leave multiprocessors idle, the large tile otherwise. Misaligned A or
-/// B are repacked into aligned scratch (large problems) or read with scalar loads (small ones).
+/// The dispatcher proper, for one chain entry. Misaligned A or B are repacked into aligned scratch (large
+/// problems) or read with scalar loads (small ones); aligned problems go to dispatch_aligned().
 template <class Chain, class Tuning>
 status dispatch(canonical_call call, int device, cudaStream_t stream) {
   int multiprocessors = 0;
@@ -170,7 +265,10 @@ status dispatch(canonical_call call, int device, cudaStream_t stream) {
                         ? scratch.allocate((ld_a + ld_b) * k * int64_t(sizeof(float)))
                         : nullptr;
     if (packed == nullptr) {
-      return launch_picked<Chain, Tuning, tuning::pick_unaligned>(call, device, multiprocessors, scratch, stream);
+      return with_ops(call.op_a, call.op_b, [&](auto a, auto b) {
+        return launch_picked<Chain, Tuning, tuning::pick_unaligned, decltype(a)::value, decltype(b)::value>(
+            call, device, multiprocessors, scratch, stream);
+      });
     }
     // op(A) becomes column-major m x k, op(B) becomes B^T stored n-contiguous: the layout whose tiles load
     // with plain vector copies (op_a = none, op_b = transpose).
@@ -187,20 +285,12 @@ status dispatch(canonical_call call, int device, cudaStream_t stream) {
     }
     call.problem.a = packed_a, call.problem.lda = ld_a, call.op_a = op::none;
     call.problem.b = packed_b, call.problem.ldb = ld_b, call.op_b = op::transpose;
+    return dispatch_aligned<Chain, Tuning, op::none, op::transpose>(call, device, multiprocessors, scratch, stream);
   }
-
-  using general = typename Tuning::general;
-  if (m <= tuning::narrow_extent && n > m) {
-    return launch_picked<Chain, Tuning, tuning::pick_narrow_m>(call, device, multiprocessors, scratch, stream);
-  }
-  if (n <= tuning::narrow_extent) {
-    return launch_picked<Chain, Tuning, tuning::pick_narrow_n>(call, device, multiprocessors, scratch, stream);
-  }
-  const int64_t general_tiles = ((m + general::block_m - 1) / general::block_m) * ((n + general::block_n - 1) / general::block_n);
-  if (general_tiles < multiprocessors || m < general::block_m || n < general::block_n) {
-    return launch_picked<Chain, Tuning, tuning::pick_medium>(call, device, multiprocessors, scratch, stream);
-  }
-  return launch_picked<Chain, Tuning, tuning::pick_general>(call, device, multiprocessors, scratch, stream);
+  return with_ops(call.op_a, call.op_b, [&](auto a, auto b) {
+    return dispatch_aligned<Chain, Tuning, decltype(a)::value, decltype(b)::value>(call, device, multiprocessors,
+                                                                                     scratch, stream);
+  });
 }
 
 }  // namespace detail
