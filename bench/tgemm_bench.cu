@@ -211,6 +211,8 @@ using tgemm::thread_shape;
 using tgemm::warp_shape;
 // Tuning candidates for sm_90 (timed with --set candidates; the winners go to tuning.cuh). g: 16 x 8 or 8 x 16
 // per thread, one block per SM; m: 8 x 8 per thread, two blocks per SM; s: small tiles for small problems.
+// _sN: pipeline stages; _uN: the k loop of a slice unrolled N times instead of fully. On the H200 (e1e116e) the
+// winners were g256x128x8_s4 (A read along m), g256x128x16_s3 (TN), g128x256x16_s3 (TT), s64x64x32_s3 (small).
 using g256x128x8_s4 = policy<block_shape<256, 128, 8>, warp_shape<64, 64>, thread_shape<16, 8>, 4, 4, 8>;
 using g256x128x8_s4_u4 = policy<block_shape<256, 128, 8>, warp_shape<64, 64>, thread_shape<16, 8>, 4, 4, 4>;
 using g256x128x16_s3 = policy<block_shape<256, 128, 16>, warp_shape<64, 64>, thread_shape<16, 8>, 4, 3, 16>;
