@@ -38,6 +38,30 @@ TEST_CASE("gemm() handles every order, op pair, pointer offset and padding", "[g
   SUCCEED(cases << " dispatcher cases");
 }
 
+TEST_CASE("gemm() peels ragged edges off large problems", "[gpu][dispatch]") {
+  // A last row or column of large tiles holding at most narrow_extent rows or columns: the whole tiles run with
+  // the large policy, the strips as narrow problems (with split-K). 2080 and 4128 leave exactly narrow_extent.
+  const std::array<int64_t, 3> shapes[] = {{4097, 2049, 24}, {2080, 4100, 16}, {1030, 4128, 20}};
+  for (layout order : {layout::col_major, layout::row_major}) {
+    for (const auto& ops : op_pairs) {
+      for (const auto& shape : shapes) {
+        for (int variant = 0; variant < 3; ++variant) {
+          gemm_case c;
+          c.order = order, c.op_a = ops[0], c.op_b = ops[1];
+          c.m = shape[0], c.n = shape[1], c.k = shape[2];
+          c.alpha = 0.75f, c.beta = variant == 0 ? 0.0f : -0.5f;
+          // variant 1: padded by a multiple of 4 (aligned); 2: A off by one float (repacked, then peeled).
+          if (variant == 1) c.pad_a = 4, c.pad_b = 8, c.pad_c = 4;
+          if (variant == 2) c.offset_a = 1;
+          run_and_check(c, [&](const float* a, const float* b, float* cc) {
+            return gemm(c.order, c.op_a, c.op_b, c.m, c.n, c.k, c.alpha, a, c.lda(), b, c.ldb(), c.beta, cc, c.ldc());
+          });
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("gemm() with C misaligned for vector stores", "[gpu][dispatch]") {
   for (int64_t offset_c : {1, 2, 3}) {
     gemm_case c;

@@ -69,10 +69,16 @@ class stream_workspace {
       if (p != nullptr) (void)cudaFreeAsync(p, stream_);
     }
   }
-  /// `bytes` of scratch (at most two allocations per workspace: packed operands, split-K partials), or nullptr,
-  /// leaving no error behind, when none can be had.
+  /// `bytes` of scratch (at most `slots` allocations per workspace: packed operands, and split-K partials for
+  /// up to three parts of a peeled problem), or nullptr, leaving no error behind, when none can be had.
   float* allocate(int64_t bytes) {
-    void** slot = data_[0] == nullptr ? &data_[0] : (data_[1] == nullptr ? &data_[1] : nullptr);
+    void** slot = nullptr;
+    for (void*& p : data_) {
+      if (p == nullptr) {
+        slot = &p;
+        break;
+      }
+    }
     if (slot == nullptr) return nullptr;
     void* p = nullptr;
     const cudaError_t error = pool_ != nullptr ? cudaMallocFromPoolAsync(&p, size_t(bytes), pool_, stream_)
@@ -88,7 +94,8 @@ class stream_workspace {
  private:
   cudaMemPool_t pool_;
   cudaStream_t stream_;
-  void* data_[2] = {nullptr, nullptr};
+  static constexpr int slots = 4;
+  void* data_[slots] = {};
 };
 
 inline int64_t round_up(int64_t x, int64_t multiple) { return (x + multiple - 1) / multiple * multiple; }
@@ -191,9 +198,58 @@ using pick_large = std::conditional_t<OpA == op::none, tuning::pick_general,
                                       std::conditional_t<OpB == op::none, tuning::pick_general_tn,
                                                          tuning::pick_general_tt>>;
 
+/// The rows [row, row + rows) and columns [col, col + cols) of a call's C, as a call of their own: the same k,
+/// alpha and beta, with op(A), op(B) and C advanced to that block.
+template <op OpA, op OpB>
+canonical_call sub_call(const canonical_call& call, int64_t row, int64_t col, int64_t rows, int64_t cols) {
+  canonical_call part = call;
+  part.problem.m = rows;
+  part.problem.n = cols;
+  part.problem.a += OpA == op::none ? row : row * call.problem.lda;
+  part.problem.b += OpB == op::none ? col * call.problem.ldb : col;
+  part.update.c += row + col * call.update.ldc;
+  return part;
+}
+
+/// A peeled large problem loses a little to the strips' extra launches: the score of the peeled plan is scaled
+/// by this before it is compared.
+inline constexpr double peel_speed = 0.98;
+
+template <class Chain, class Tuning, op OpA, op OpB>
+status dispatch_aligned(const canonical_call& call, int device, int multiprocessors, stream_workspace& scratch,
+                        cudaStream_t stream);
+
+/// Runs a problem whose large tiles would leave a last row (column) of tiles holding at most narrow_extent rows
+/// (columns) as three parts: the whole tiles with the large policy, then the ragged bottom strip (all columns)
+/// and the ragged right strip (the other rows) as narrow problems. 4097^3 on an H200: 561 large tiles, 4.25
+/// waves of work in 5 waves, become 512 tiles in 4 waves plus two strips that each read one operand once.
+template <class Chain, class Tuning, class Large, op OpA, op OpB>
+status launch_peeled(const canonical_call& call, int64_t main_m, int64_t main_n, int device, int multiprocessors,
+                     stream_workspace& scratch, cudaStream_t stream) {
+  const int64_t m = call.problem.m, n = call.problem.n;
+  if (status s = launch_picked<Chain, Tuning, Large, OpA, OpB>(sub_call<OpA, OpB>(call, 0, 0, main_m, main_n), device,
+                                                                multiprocessors, scratch, stream);
+      s != status::success) {
+    return s;
+  }
+  if (main_m < m) {
+    if (status s = dispatch_aligned<Chain, Tuning, OpA, OpB>(sub_call<OpA, OpB>(call, main_m, 0, m - main_m, n),
+                                                             device, multiprocessors, scratch, stream);
+        s != status::success) {
+      return s;
+    }
+  }
+  if (main_n < n) {
+    return dispatch_aligned<Chain, Tuning, OpA, OpB>(sub_call<OpA, OpB>(call, 0, main_n, main_m, n - main_n), device,
+                                                     multiprocessors, scratch, stream);
+  }
+  return status::success;
+}
+
 /// Picks a tile size for an aligned problem with these operations and launches it. Narrow problems take the
 /// 32-wide tiles. Otherwise the large, medium and small tiles are scored by how much of their tiles is inside C,
-/// how evenly their blocks fill the resident-block slots, and their measured speed; the best one runs unsplit
+/// how evenly their blocks fill the resident-block slots, and their measured speed, and so is the large tile on
+/// the problem with ragged edges of at most narrow_extent peeled off (launch_peeled()). The best one runs unsplit
 /// when its tiles fill at least half the slots, else the medium tile runs with split-K.
 template <class Chain, class Tuning, op OpA, op OpB>
 status dispatch_aligned(const canonical_call& call, int device, int multiprocessors, stream_workspace& scratch,
@@ -224,8 +280,25 @@ status dispatch_aligned(const canonical_call& call, int device, int multiprocess
       s != status::success) {
     return s;
   }
+  using large_policy = typename large::template policy<Tuning>;
+  const int64_t ragged_m = m % large_policy::block_m, ragged_n = n % large_policy::block_n;
+  const bool peel_m = ragged_m != 0 && ragged_m <= tuning::narrow_extent && m > large_policy::block_m;
+  const bool peel_n = ragged_n != 0 && ragged_n <= tuning::narrow_extent && n > large_policy::block_n;
+  const int64_t main_m = peel_m ? m - ragged_m : m, main_n = peel_n ? n - ragged_n : n;
+  tile_plan peeled;
+  if (peel_m || peel_n) {
+    if (status s = plan_tiles<large_policy, dispatch_kernel<Chain, large, OpA, OpB>>(
+            sub_call<OpA, OpB>(call, 0, 0, main_m, main_n), device, multiprocessors, peel_speed, peeled);
+        s != status::success) {
+      return s;
+    }
+  }
   int best = 0;
   for (int i = 1; i < 3; ++i) best = plans[i].score > plans[best].score ? i : best;
+  if (peeled.score > plans[best].score && 2 * peeled.tiles > peeled.slots) {
+    return launch_peeled<Chain, Tuning, large, OpA, OpB>(call, main_m, main_n, device, multiprocessors, scratch,
+                                                         stream);
+  }
   if (best == 0 && 2 * plans[0].tiles > plans[0].slots) {
     return launch_picked<Chain, Tuning, large, OpA, OpB>(call, device, multiprocessors, scratch, stream);
   }
