@@ -9,6 +9,15 @@
 using namespace tgemm;
 using namespace tgemm::test;
 
+namespace {
+/// Runs the case through the dispatcher, tgemm::gemm(), as a user calls it, and checks C (see run_and_check).
+void check_dispatcher(const gemm_case& c) {
+  run_and_check(c, [&](const float* a, const float* b, float* cc) {
+    return gemm(c.order, c.op_a, c.op_b, c.m, c.n, c.k, c.alpha, a, c.lda(), b, c.ldb(), c.beta, cc, c.ldc());
+  });
+}
+}  // namespace
+
 TEST_CASE("gemm() handles every order, op pair, pointer offset and padding", "[gpu][dispatch]") {
   // The last three take the skinny paths: a 32-row tile with split-K, a 32-column tile with split-K, and a
   // 128 x 128 tile with split-K; misaligned variants of the large ones are repacked.
@@ -27,9 +36,7 @@ TEST_CASE("gemm() handles every order, op pair, pointer offset and padding", "[g
           if (variant == 1) c.pad_a = 4, c.pad_b = 8, c.pad_c = 12;
           if (variant == 2) c.pad_a = 1, c.pad_b = 3, c.pad_c = 5;
           if (variant == 3) c.offset_a = 1, c.offset_b = 2, c.offset_c = 3;
-          run_and_check(c, [&](const float* a, const float* b, float* cc) {
-            return gemm(c.order, c.op_a, c.op_b, c.m, c.n, c.k, c.alpha, a, c.lda(), b, c.ldb(), c.beta, cc, c.ldc());
-          });
+          check_dispatcher(c);
           ++cases;
         }
       }
@@ -53,9 +60,7 @@ TEST_CASE("gemm() peels ragged edges off large problems", "[gpu][dispatch]") {
           // variant 1: padded by a multiple of 4 (aligned); 2: A off by one float (repacked, then peeled).
           if (variant == 1) c.pad_a = 4, c.pad_b = 8, c.pad_c = 4;
           if (variant == 2) c.offset_a = 1;
-          run_and_check(c, [&](const float* a, const float* b, float* cc) {
-            return gemm(c.order, c.op_a, c.op_b, c.m, c.n, c.k, c.alpha, a, c.lda(), b, c.ldb(), c.beta, cc, c.ldc());
-          });
+          check_dispatcher(c);
         }
       }
     }
@@ -77,9 +82,7 @@ TEST_CASE("gemm() on a larger square problem, both orders", "[gpu][dispatch]") {
   for (layout order : {layout::col_major, layout::row_major}) {
     gemm_case c;
     c.order = order, c.m = 1031, c.n = 1024, c.k = 1027, c.alpha = 1.0f, c.beta = 1.0f;
-    run_and_check(c, [&](const float* a, const float* b, float* cc) {
-      return gemm(c.order, c.op_a, c.op_b, c.m, c.n, c.k, c.alpha, a, c.lda(), b, c.ldb(), c.beta, cc, c.ldc());
-    });
+    check_dispatcher(c);
   }
 }
 

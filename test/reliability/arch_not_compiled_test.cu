@@ -7,6 +7,8 @@
 // No Catch2 (one small main): exit status 0 when every check passed, 1 otherwise, also without a GPU.
 #include <tgemm/gemm.cuh>
 
+#include "require_gpu.hpp"
+
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -26,15 +28,7 @@ void check(bool ok, const std::string& what) {
 }  // namespace
 
 int main() {
-  int devices = 0;
-  const cudaError_t device_error = cudaGetDeviceCount(&devices);
-  if (device_error != cudaSuccess || devices == 0) {
-    std::fprintf(stderr,
-                 "FAILED: this is a GPU test (ctest label 'gpu') and no usable CUDA device was found (%s).\n"
-                 "Run it on a machine with an NVIDIA GPU, or run only the host tests: ctest -L host\n",
-                 cudaGetErrorName(device_error));
-    return 1;
-  }
+  if (!tgemm::test::usable_gpu_or_explain()) return 1;
   int major = 0, minor = 0;
   cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0);
   cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0);

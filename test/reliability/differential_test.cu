@@ -27,6 +27,7 @@
 // case passed and 1 otherwise (or without a GPU), and the last line reads "N passed, N failed".
 #include "paths.hpp"
 #include "reference.hpp"
+#include "require_gpu.hpp"
 
 #include <tgemm/status.cuh>
 #include <tgemm/types.cuh>
@@ -805,13 +806,7 @@ int main(int argc, char* argv[]) {
     return failed == 0 ? 0 : 1;
   }
 
-  int devices = 0;
-  const cudaError_t device_error = cudaGetDeviceCount(&devices);
-  if (device_error != cudaSuccess || devices == 0) {
-    std::fprintf(stderr,
-                 "FAILED: this is a GPU test (ctest label 'gpu') and no usable CUDA device was found (%s: %s).\n"
-                 "Run it on a machine with an NVIDIA GPU, or run only the host tests: ctest -L host\n",
-                 cudaGetErrorName(device_error), device_error == cudaSuccess ? "0 devices" : cudaGetErrorString(device_error));
+  if (!tgemm::test::usable_gpu_or_explain()) {
     std::printf("0 passed, 1 failed\n");
     return 1;
   }

@@ -17,6 +17,8 @@
 // No Catch2 (one small main): exit status 0 when every check passed, 1 otherwise, also without a GPU.
 #include <tgemm/gemm.cuh>
 
+#include "require_gpu.hpp"
+
 #include <cuda_runtime.h>
 
 #include <cmath>
@@ -134,15 +136,7 @@ void failing_launch(const char* what, const call_type& call) {
 }  // namespace
 
 int main() {
-  int devices = 0;
-  const cudaError_t device_error = cudaGetDeviceCount(&devices);
-  if (device_error != cudaSuccess || devices == 0) {
-    std::fprintf(stderr,
-                 "FAILED: this is a GPU test (ctest label 'gpu') and no usable CUDA device was found (%s).\n"
-                 "Run it on a machine with an NVIDIA GPU, or run only the host tests: ctest -L host\n",
-                 cudaGetErrorName(device_error));
-    return 1;
-  }
+  if (!tgemm::test::usable_gpu_or_explain()) return 1;
 
   failing_launch("gemm()", [](const problem& p, cudaStream_t stream) {
     return tgemm::gemm(layout::col_major, op::none, op::none, m, n, k, 1.0f, p.da, m, p.db, k, 0.5f, p.dc, m, stream);

@@ -11,16 +11,10 @@
 
 #include <cstdio>
 
+#include "require_gpu.hpp"
+
 int main(int argc, char* argv[]) {
-  int devices = 0;
-  const cudaError_t error = cudaGetDeviceCount(&devices);
-  if (error != cudaSuccess || devices == 0) {
-    std::fprintf(stderr,
-                 "FAILED: this is a GPU test (ctest label 'gpu') and no usable CUDA device was found (%s: %s).\n"
-                 "Run it on a machine with an NVIDIA GPU, or run only the host tests: ctest -L host\n",
-                 cudaGetErrorName(error), error == cudaSuccess ? "0 devices" : cudaGetErrorString(error));
-    return 1;
-  }
+  if (!tgemm::test::usable_gpu_or_explain()) return 1;
   cudaDeviceProp properties{};
   if (cudaGetDeviceProperties(&properties, 0) == cudaSuccess) {
     std::printf("GPU: %s (sm_%d%d, %d SMs)\n", properties.name, properties.major, properties.minor,
