@@ -90,7 +90,10 @@ __device__ __forceinline__ void multiply_stage(const float* stage_a, const float
 #pragma unroll
     for (int i = 0; i < Policy::thread_m; ++i) {
 #pragma unroll
-      for (int j = 0; j < Policy::thread_n; ++j) acc[i][j] = multiply_add(a[i], b[j], acc[i][j]);
+      for (int jj = 0; jj < Policy::thread_n; ++jj) {
+        const int j = (i % 2 == 0) ? jj : Policy::thread_n - 1 - jj;  // serpentine: b[j] reused across rows
+        acc[i][j] = multiply_add(a[i], b[j], acc[i][j]);
+      }
     }
   }
 }
