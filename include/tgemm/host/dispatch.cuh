@@ -164,7 +164,7 @@ template <class Chain, class Pick, op OpA, op OpB>
 inline constexpr auto dispatch_kernel = &kernel::dispatch_gemm<Chain, Pick, OpA, OpB>;
 
 /// Launches the dispatch kernel of one pick of the chain entry Tuning, splitting k when the grid would leave
-/// most resident-block slots idle (and workspace can be had); the split kernel sums its own partials.
+/// most resident-block slots idle (and workspace can be had).
 template <class Chain, class Tuning, class Pick, op OpA, op OpB>
 status launch_picked(const canonical_call& call, int device, int multiprocessors, stream_workspace& scratch,
                      cudaStream_t stream) {
@@ -176,23 +176,20 @@ status launch_picked(const canonical_call& call, int device, int multiprocessors
   kernel::split_k split;
   split.slices = choose_split<policy>(call, plan.tiles, plan.slots, split.k_per_slice);
   if (split.slices > 1) {
-    // One allocation: the partial products, then one arrival counter per tile (cleared here, in stream order).
     split.ld_partials = round_up(call.problem.m, 4);
-    const int64_t partial_floats = split.slices * split.ld_partials * call.problem.n;
-    split.partials = scratch.allocate(partial_floats * int64_t(sizeof(float)) + plan.tiles * int64_t(sizeof(unsigned)));
-    if (split.partials == nullptr) {
-      split = kernel::split_k{};
-    } else {
-      split.arrivals = reinterpret_cast<unsigned*>(split.partials + partial_floats);
-      const cudaError_t error = cudaMemsetAsync(split.arrivals, 0, size_t(plan.tiles) * sizeof(unsigned), stream);
-      if (error != cudaSuccess) {
-        (void)cudaGetLastError();
-        return fail(status::cuda_error, error, "clearing the split-K arrival counters failed with %s (%s)",
-                    cudaGetErrorName(error), cudaGetErrorString(error));
-      }
-    }
+    split.partials = scratch.allocate(split.slices * split.ld_partials * call.problem.n * int64_t(sizeof(float)));
+    if (split.partials == nullptr) split = kernel::split_k{};
   }
-  return launch_tiled<policy, kernel>(call, device, stream, split);
+  const status launched = launch_tiled<policy, kernel>(call, device, stream, split);
+  if (launched != status::success || split.slices == 1) return launched;
+  constexpr int threads = 256;
+  const int64_t row_blocks = (call.problem.m + threads - 1) / threads;
+  const dim3 grid(unsigned(row_blocks < 1024 ? row_blocks : 1024),
+                  unsigned(call.problem.n < 65535 ? call.problem.n : 65535));
+  return launch_kernel(kernel::reduce_split_k<0>, grid, dim3(threads), 0, stream, device,
+                       static_cast<const float*>(split.partials), split.ld_partials, split.ld_partials * call.problem.n,
+                       int(split.slices), call.problem.m, call.problem.n, call.update.alpha, call.update.beta,
+                       call.update.c, call.update.ldc);
 }
 
 /// The large-tile pick for the operations: which operands are staged through registers decides the tile.

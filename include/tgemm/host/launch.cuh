@@ -119,7 +119,7 @@ decltype(auto) with_ops(op op_a, op op_b, F&& f) {
 }
 
 /// Launches a tiled kernel (Kernel) whose device code uses Policy; `split` cuts k into gridDim.z slices whose
-/// partial products the kernel sums in its workspace (see kernel::split_k).
+/// partial products the caller reduces (see kernel::split_k).
 template <class Policy, auto Kernel>
 status launch_tiled(const canonical_call& call, int device, cudaStream_t stream, const kernel::split_k& split = {}) {
   const int64_t tiles_m = (call.problem.m + Policy::block_m - 1) / Policy::block_m;

@@ -19,16 +19,13 @@ struct tile_grid {
 };
 
 /// Split-K: k is cut into `slices` ranges of k_per_slice (blockIdx.z picks one); each block writes its partial
-/// product to its slice of `partials` (column-major, ld_partials, slices n * ld_partials apart) and counts itself
-/// in its tile's arrival counter. The block that arrives last sums the tile's partials in slice order and writes
-/// C, so the result does not depend on which block finishes first. slices == 1: no split, the block applies the
-/// epilogue to C itself.
+/// product to its slice of `partials` (column-major, ld_partials, slices n * ld_partials apart) and a
+/// reduction kernel combines them. slices == 1: no split, the block applies the epilogue to C itself.
 struct split_k {
-  int64_t slices = 1;             ///< Number of k ranges (gridDim.z).
-  int64_t k_per_slice = 0;        ///< Length of each range, a multiple of the policy's block_k.
-  float* partials = nullptr;      ///< slices x (ld_partials x n) floats of workspace.
-  int64_t ld_partials = 0;        ///< Leading dimension of each partial product, a multiple of 4.
-  unsigned* arrivals = nullptr;   ///< One counter per tile (tile_row * tiles_n + tile_col), zero at launch.
+  int64_t slices = 1;            ///< Number of k ranges (gridDim.z).
+  int64_t k_per_slice = 0;       ///< Length of each range, a multiple of the policy's block_k.
+  float* partials = nullptr;     ///< slices x (ld_partials x n) floats of workspace.
+  int64_t ld_partials = 0;       ///< Leading dimension of each partial product.
 };
 
 namespace detail {
@@ -56,66 +53,6 @@ __device__ __forceinline__ bool tile_of_block(const tile_grid& grid, int64_t& ti
   return true;
 }
 
-/// Publishes this block's partial product and counts it in. True for the one block of the tile that arrives
-/// last; that block then sees every slice's partial (the fence-counter-fence pattern of the CUDA guide's
-/// threadFenceReduction sample).
-__device__ __forceinline__ bool last_to_arrive(const split_k& split, int64_t tile) {
-  __shared__ bool last;
-  __threadfence();  // this thread's partials are visible device-wide before the block is counted
-  __syncthreads();
-  if (threadIdx.x == 0) last = atomicAdd(split.arrivals + tile, 1u) == unsigned(split.slices - 1);
-  __syncthreads();
-  if (last) __threadfence();  // and the other slices' partials are visible to this block's loads
-  return last;
-}
-
-/// C = alpha * (sum of the tile's partials, slice 0 first) + beta * C over one block tile: four rows per
-/// thread and step, read with L2-only loads (other multiprocessors wrote them). beta == 0 never reads C.
-template <class Policy>
-__device__ __forceinline__ void reduce_tile(const split_k& split, const device::linear_combination& e, int64_t m,
-                                            int64_t n, int64_t row_begin, int64_t col_begin) {
-  static_assert(Policy::block_m % 4 == 0, "the split-K reduction reads partials four rows at a time");
-  constexpr int groups_per_column = Policy::block_m / 4;
-  const int64_t slice_stride = split.ld_partials * n;
-  const bool read_c = e.beta != 0.0f;
-  const bool c_vectors = reinterpret_cast<uintptr_t>(e.c) % sizeof(float4) == 0 && e.ldc % 4 == 0;
-  for (int g = threadIdx.x; g < groups_per_column * Policy::block_n; g += Policy::threads) {
-    const int64_t row = row_begin + (g % groups_per_column) * 4;
-    const int64_t col = col_begin + g / groups_per_column;
-    if (row >= m || col >= n) continue;
-    const float* partial = split.partials + row + col * split.ld_partials;
-    float* c = e.c + row + col * e.ldc;
-    const int rows = m - row < 4 ? int(m - row) : 4;
-    float sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-    if (rows == 4) {  // partials are 16-byte aligned: ld_partials, row and the slice stride are multiples of 4
-      for (int64_t s = 0; s < split.slices; ++s) {
-        const float4 v = __ldcg(reinterpret_cast<const float4*>(partial + s * slice_stride));
-        sum[0] += v.x, sum[1] += v.y, sum[2] += v.z, sum[3] += v.w;
-      }
-    } else {  // the last rows of C: the padding rows of the partials were never written
-      for (int64_t s = 0; s < split.slices; ++s) {
-#pragma unroll
-        for (int r = 0; r < 4; ++r) {  // constant indices keep sum[] in registers
-          if (r < rows) sum[r] += __ldcg(partial + s * slice_stride + r);
-        }
-      }
-    }
-    if (rows == 4 && c_vectors) {
-      float4 out = make_float4(e.alpha * sum[0], e.alpha * sum[1], e.alpha * sum[2], e.alpha * sum[3]);
-      if (read_c) {
-        const float4 old = *reinterpret_cast<const float4*>(c);
-        out.x += e.beta * old.x, out.y += e.beta * old.y, out.z += e.beta * old.z, out.w += e.beta * old.w;
-      }
-      *reinterpret_cast<float4*>(c) = out;
-    } else {
-#pragma unroll
-      for (int r = 0; r < 4; ++r) {
-        if (r < rows) c[r] = read_c ? e.alpha * sum[r] + e.beta * c[r] : e.alpha * sum[r];
-      }
-    }
-  }
-}
-
 template <class Policy, op OpA, op OpB>
 __device__ __forceinline__ void run_tiled(const device::problem& p, const device::linear_combination& e,
                                           const tile_grid& grid, const split_k& split) {
@@ -126,7 +63,7 @@ __device__ __forceinline__ void run_tiled(const device::problem& p, const device
   device::linear_combination output = e;
   if (split.slices > 1) {
     // This block's k range: the same problem with A and B advanced to its first k; the product goes to this
-    // slice's partials, unscaled, and the tile's last block applies alpha and beta (reduce_tile).
+    // slice's partials, unscaled, and the reduction applies alpha and beta.
     const int64_t k_begin = int64_t(blockIdx.z) * split.k_per_slice;
     operands.k = p.k - k_begin < split.k_per_slice ? p.k - k_begin : split.k_per_slice;
     operands.a = OpA == op::none ? p.a + k_begin * p.lda : p.a + k_begin;
@@ -135,9 +72,6 @@ __device__ __forceinline__ void run_tiled(const device::problem& p, const device
                                         split.ld_partials};
   }
   device::gemm<Policy, OpA, OpB>(operands, tile_row, tile_col, smem, output);
-  if (split.slices > 1 && last_to_arrive(split, tile_row * grid.tiles_n + tile_col)) {
-    reduce_tile<Policy>(split, e, p.m, p.n, tile_row * Policy::block_m, tile_col * Policy::block_n);
-  }
 }
 
 }  // namespace detail

@@ -1,5 +1,5 @@
 /// \file kernel/pack_kernel.cuh
-/// \brief The dispatcher's helper kernel: repacking misaligned operands.
+/// \brief Helper kernels of the dispatcher: repacking misaligned operands, and the split-K reduction.
 #pragma once
 
 #include <cstdint>
@@ -37,6 +37,24 @@ __global__ void __launch_bounds__(pack_tile * 8)
         const int64_t mn = mn0 + threadIdx.x, k = k0 + r;
         if (mn < extent_mn && k < extent_k) dst[mn + k * ld_dst] = src[mn + k * ld];
       }
+    }
+  }
+}
+
+/// C = alpha * (sum of the split-K partial products) + beta * C. Partials are summed in slice order, so the
+/// result is the same bit for bit on every run. beta == 0 never reads C.
+template <int Unused = 0>
+__global__ void __launch_bounds__(256)
+    reduce_split_k(const float* __restrict__ partials, int64_t ld_partials, int64_t slice_stride, int slices,
+                   int64_t m, int64_t n, float alpha, float beta, float* __restrict__ c, int64_t ldc) {
+  for (int64_t col = blockIdx.y; col < n; col += gridDim.y) {
+    for (int64_t row = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; row < m;
+         row += int64_t(gridDim.x) * blockDim.x) {
+      const float* p = partials + row + col * ld_partials;
+      float sum = 0.0f;
+      for (int s = 0; s < slices; ++s) sum += p[s * slice_stride];
+      float* x = c + row + col * ldc;
+      *x = beta == 0.0f ? alpha * sum : alpha * sum + beta * *x;
     }
   }
 }
