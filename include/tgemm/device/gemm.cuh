@@ -63,7 +63,30 @@ __device__ __forceinline__ void accumulate(const problem& p, int64_t row_begin, 
       copy_commit();  // one group per slice, even an empty one, keeps the wait counts below exact
     }
     int read_stage = 0, write_stage = stages - 1;
-    for (int64_t t = 0; t < k_tiles; ++t) {
+    int64_t t = 0;
+    // Steady state of a block inside the matrix: the slice being refilled is whole, so the loop carries no
+    // bounds or refill tests. On an H200 dropping their compares and branches (~80 stall cycles a slice) made
+    // 256 x 128 x 8 tiles with both operands on cp.async 5.7 % faster. It is limited to what was measured to
+    // gain: with a register-staged operand the second copy of the loop ran 2-16 % slower, 16-deep slices lost
+    // 4 %, and tiles of fewer than 128 accumulators a thread can lose a block per SM to its extra registers.
+    constexpr bool steady_state_loop = !decltype(load_a)::staged && !decltype(load_b)::staged &&
+                                       Policy::block_k == 8 && Policy::thread_m * Policy::thread_n >= 128;
+    if constexpr (steady_state_loop) {
+      if (load_a.interior() && load_b.interior()) {
+        const int64_t whole_refills = p.k / Policy::block_k - (stages - 1);
+        for (; t < whole_refills; ++t) {
+          copy_wait<stages - 2>();
+          __syncthreads();
+          load_a.fetch_interior(&smem.a[write_stage][0][0]);
+          load_b.fetch_interior(&smem.b[write_stage][0][0]);
+          copy_commit();
+          multiply_stage<Policy>(&smem.a[read_stage][0][0], &smem.b[read_stage][0][0], tile, acc);
+          read_stage = read_stage + 1 == stages ? 0 : read_stage + 1;
+          write_stage = write_stage + 1 == stages ? 0 : write_stage + 1;
+        }
+      }
+    }
+    for (; t < k_tiles; ++t) {  // edge blocks, and the last slices of every block
       copy_wait<stages - 2>();  // this thread's copies of slice t have landed ...
       __syncthreads();          // ... and everyone's, and slice t - 1 is no longer being read
       const bool refill = t + stages - 1 < k_tiles;

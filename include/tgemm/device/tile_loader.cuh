@@ -87,6 +87,16 @@ class tile_loader {
     slice_offset_ += slice_step_;
   }
 
+  /// fetch() for a caller that knows the slice is whole and the block interior (see interior()): no tests.
+  __device__ __forceinline__ void fetch_interior(float* stage) {
+    fetch_whole(stage);
+    slice_k_ += TileK;
+    slice_offset_ += slice_step_;
+  }
+
+  /// True when the block's whole mn range lies inside the matrix: its whole k slices can use fetch_interior().
+  __device__ __forceinline__ bool interior() const { return interior_; }
+
   /// Finishes a staged fetch: writes the registers into `stage` (nothing to do for other operands).
   __device__ __forceinline__ void store(float* stage) const {
     if constexpr (staged) {
