@@ -1,9 +1,12 @@
-// Problems past 32-bit indexing: an operand of more than 2^31 elements, and a C of more than 2^32 bytes.
-// Operands are generated on the GPU by a counter-based hash the host can recompute, so sampled entries of C
-// are checked against a float64 dot product without copying gigabytes back.
+// Problems too large for a full float64 host reference: an operand of more than 2^31 elements, a C of more than
+// 2^32 bytes, and the products large enough for gemm() to repack operands read along k. Operands are generated on
+// the GPU by a counter-based hash the host can recompute, so sampled entries of C are checked against a float64
+// dot product without copying gigabytes back.
 #include "gemm_case.hpp"
 
+#include <algorithm>
 #include <array>
+#include <vector>
 
 using namespace tgemm;
 using namespace tgemm::test;
@@ -71,7 +74,58 @@ void check_huge(op op_a, op op_b, int64_t m, int64_t n, int64_t k, const std::ve
   REQUIRE(bad == 0);
 }
 
+/// Runs C = op(A) op(B) (column-major, beta = 0 on NaN-filled C), checks that no poison is left anywhere in C,
+/// and checks every pair of the sampled rows and columns against float64.
+void check_sampled(op op_a, op op_b, int64_t m, int64_t n, int64_t k, const std::vector<int64_t>& rows,
+                   const std::vector<int64_t>& cols) {
+  const int64_t lda = op_a == op::none ? m : k, ldb = op_b == op::none ? k : n, ldc = m;
+  INFO("op_a=" << to_string(op_a) << " op_b=" << to_string(op_b) << " m=" << m << " n=" << n << " k=" << k);
+  const uint64_t seed_a = run_seed() * 7 + 3, seed_b = run_seed() * 11 + 4;
+  device_buffer<float> a(uint64_t(m) * k), b(uint64_t(k) * n), c(uint64_t(m) * n);
+  fill(a.get(), uint64_t(m) * k, seed_a);
+  fill(b.get(), uint64_t(k) * n, seed_b);
+  TGEMM_CUDA_REQUIRE(cudaMemset(c.get(), 0xff, uint64_t(m) * n * sizeof(float)));  // all-ones bits: NaN poison
+  REQUIRE(gemm(layout::col_major, op_a, op_b, m, n, k, 1.0f, a.get(), lda, b.get(), ldb, 0.0f, c.get(), ldc) ==
+          status::success);
+  TGEMM_CUDA_REQUIRE(cudaGetLastError());
+  std::vector<float> host(uint64_t(m) * n);
+  TGEMM_CUDA_REQUIRE(cudaMemcpy(host.data(), c.get(), host.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  int64_t unwritten = 0;
+  for (float x : host) unwritten += std::isnan(x);
+  REQUIRE(unwritten == 0);
+  int64_t bad = 0;
+  for (int64_t j : cols) {
+    for (int64_t i : rows) {
+      double sum = 0, magnitude = 0;
+      for (int64_t l = 0; l < k; ++l) {
+        const uint64_t ai = op_a == op::none ? uint64_t(i) + uint64_t(l) * lda : uint64_t(l) + uint64_t(i) * lda;
+        const uint64_t bi = op_b == op::none ? uint64_t(l) + uint64_t(j) * ldb : uint64_t(j) + uint64_t(l) * ldb;
+        const double av = hashed_value(seed_a, ai), bv = hashed_value(seed_b, bi);
+        sum += av * bv;
+        magnitude += std::fabs(av * bv);
+      }
+      const double got = host[uint64_t(i) + uint64_t(j) * ldc];
+      const bool ok = std::fabs(got - sum) <= error_factor(k) * magnitude;
+      if (!ok) UNSCOPED_INFO("C(" << i << ", " << j << ") = " << got << ", expected " << sum);
+      bad += !ok;
+    }
+  }
+  REQUIRE(bad == 0);
+}
+
 }  // namespace
+
+TEST_CASE("gemm() repacks the operands read along k of large aligned products", "[gpu][dispatch]") {
+  // 2mnk >= tgemm::detail::layout_pack_flops with m and n >= layout_pack_min_extent: A (when transposed) and B
+  // (when not) are rewritten so both tiles stream in with cp.async. k = 2051 leaves a ragged last slice; rows and
+  // columns are sampled at tile boundaries (256 x 128 tiles) and at the edges.
+  const int64_t m = 2304, n = 2176, k = 2051;
+  REQUIRE(2.0 * m * n * k >= tgemm::detail::layout_pack_flops);
+  REQUIRE(std::min(m, n) >= tgemm::detail::layout_pack_min_extent);
+  const std::vector<int64_t> rows = {0, 1, 3, 255, 256, 257, 1023, 1024, 1500, 2047, 2048, 2302, 2303};
+  const std::vector<int64_t> cols = {0, 1, 127, 128, 129, 1000, 1919, 1920, 2047, 2048, 2174, 2175};
+  for (const auto& ops : op_pairs) check_sampled(ops[0], ops[1], m, n, k, rows, cols);
+}
 
 TEST_CASE("an operand of more than 2^31 elements", "[gpu][huge]") {
   const int64_t m = 70000, k = 33000, n = 3;  // A: 2.31e9 elements (9.2 GB)
