@@ -33,6 +33,28 @@ void fill(float* x, uint64_t count, uint64_t seed) {
   TGEMM_CUDA_REQUIRE(cudaGetLastError());
 }
 
+/// The hashed operands of a call, and the float64 check of one entry of C against them.
+struct hashed_operands {
+  op op_a, op_b;
+  int64_t k, lda, ldb;
+  uint64_t seed_a, seed_b;
+
+  /// Is `got` within error_factor(k) * sum |a b| of the float64 dot product for C(i, j)? Reports it if not.
+  bool entry_ok(int64_t i, int64_t j, double got) const {
+    double sum = 0, magnitude = 0;
+    for (int64_t l = 0; l < k; ++l) {
+      const uint64_t ai = op_a == op::none ? uint64_t(i) + uint64_t(l) * lda : uint64_t(l) + uint64_t(i) * lda;
+      const uint64_t bi = op_b == op::none ? uint64_t(l) + uint64_t(j) * ldb : uint64_t(j) + uint64_t(l) * ldb;
+      const double av = hashed_value(seed_a, ai), bv = hashed_value(seed_b, bi);
+      sum += av * bv;
+      magnitude += std::fabs(av * bv);
+    }
+    const bool ok = std::fabs(got - sum) <= error_factor(k) * magnitude;
+    if (!ok) UNSCOPED_INFO("C(" << i << ", " << j << ") = " << got << ", expected " << sum);
+    return ok;
+  }
+};
+
 /// Runs C = op(A) op(B) (column-major, beta = 0 on NaN-filled C) and checks `samples` rows x all sampled columns.
 void check_huge(op op_a, op op_b, int64_t m, int64_t n, int64_t k, const std::vector<int64_t>& rows,
                 const std::vector<int64_t>& cols) {
@@ -43,6 +65,7 @@ void check_huge(op op_a, op op_b, int64_t m, int64_t n, int64_t k, const std::ve
   INFO("op_a=" << to_string(op_a) << " op_b=" << to_string(op_b) << " m=" << m << " n=" << n << " k=" << k
                << " A elements=" << a_count << " C bytes=" << c_count * 4);
   const uint64_t seed_a = run_seed() * 3 + 1, seed_b = run_seed() * 5 + 2;
+  const hashed_operands operands{op_a, op_b, k, lda, ldb, seed_a, seed_b};
   device_buffer<float> a(a_count), b(b_count), c(c_count);
   fill(a.get(), a_count, seed_a);
   fill(b.get(), b_count, seed_b);
@@ -58,17 +81,7 @@ void check_huge(op op_a, op op_b, int64_t m, int64_t n, int64_t k, const std::ve
       float got = 0;
       TGEMM_CUDA_REQUIRE(cudaMemcpy(&got, c.get() + (uint64_t(i) + uint64_t(j) * uint64_t(ldc)), sizeof(float),
                                     cudaMemcpyDeviceToHost));
-      double sum = 0, magnitude = 0;
-      for (int64_t l = 0; l < k; ++l) {
-        const uint64_t ai = op_a == op::none ? uint64_t(i) + uint64_t(l) * lda : uint64_t(l) + uint64_t(i) * lda;
-        const uint64_t bi = op_b == op::none ? uint64_t(l) + uint64_t(j) * ldb : uint64_t(j) + uint64_t(l) * ldb;
-        const double av = hashed_value(seed_a, ai), bv = hashed_value(seed_b, bi);
-        sum += av * bv;
-        magnitude += std::fabs(av * bv);
-      }
-      const bool ok = std::fabs(double(got) - sum) <= error_factor(k) * magnitude;
-      if (!ok) UNSCOPED_INFO("C(" << i << ", " << j << ") = " << got << ", expected " << sum);
-      bad += !ok;
+      bad += !operands.entry_ok(i, j, got);
     }
   }
   REQUIRE(bad == 0);
@@ -81,6 +94,7 @@ void check_sampled(op op_a, op op_b, int64_t m, int64_t n, int64_t k, const std:
   const int64_t lda = op_a == op::none ? m : k, ldb = op_b == op::none ? k : n, ldc = m;
   INFO("op_a=" << to_string(op_a) << " op_b=" << to_string(op_b) << " m=" << m << " n=" << n << " k=" << k);
   const uint64_t seed_a = run_seed() * 7 + 3, seed_b = run_seed() * 11 + 4;
+  const hashed_operands operands{op_a, op_b, k, lda, ldb, seed_a, seed_b};
   device_buffer<float> a(uint64_t(m) * k), b(uint64_t(k) * n), c(uint64_t(m) * n);
   fill(a.get(), uint64_t(m) * k, seed_a);
   fill(b.get(), uint64_t(k) * n, seed_b);
@@ -96,18 +110,7 @@ void check_sampled(op op_a, op op_b, int64_t m, int64_t n, int64_t k, const std:
   int64_t bad = 0;
   for (int64_t j : cols) {
     for (int64_t i : rows) {
-      double sum = 0, magnitude = 0;
-      for (int64_t l = 0; l < k; ++l) {
-        const uint64_t ai = op_a == op::none ? uint64_t(i) + uint64_t(l) * lda : uint64_t(l) + uint64_t(i) * lda;
-        const uint64_t bi = op_b == op::none ? uint64_t(l) + uint64_t(j) * ldb : uint64_t(j) + uint64_t(l) * ldb;
-        const double av = hashed_value(seed_a, ai), bv = hashed_value(seed_b, bi);
-        sum += av * bv;
-        magnitude += std::fabs(av * bv);
-      }
-      const double got = host[uint64_t(i) + uint64_t(j) * ldc];
-      const bool ok = std::fabs(got - sum) <= error_factor(k) * magnitude;
-      if (!ok) UNSCOPED_INFO("C(" << i << ", " << j << ") = " << got << ", expected " << sum);
-      bad += !ok;
+      bad += !operands.entry_ok(i, j, host[uint64_t(i) + uint64_t(j) * ldc]);
     }
   }
   REQUIRE(bad == 0);
