@@ -201,44 +201,38 @@ TEST_CASE("policy parameters: defaults, unroll, accumulator and raster group", "
 
 namespace {
 
+/// What every policy a tuning entry ships must be: a valid tiled policy with the given vector width whose shared
+/// memory fits its architecture.
+template <class Policy, int VectorWidth, int SharedLimit>
+void check_shipped_policy() {
+  check_tiled_invariants<Policy>();
+  STATIC_REQUIRE(Policy::vector_width == VectorWidth);
+  STATIC_REQUIRE(Policy::shared_bytes <= SharedLimit);
+}
+
 /// The rules every entry of the tuning chain obeys; SharedLimit is its architecture's opt-in shared memory per
 /// block (sm_75 64 KiB, sm_80 163 KiB, sm_86/89 99 KiB, sm_90 227 KiB).
 template <class Entry, int SharedLimit>
 void check_tuning_entry() {
   using general = typename Entry::general;
+  using general_tn = typename Entry::general_tn;
+  using general_tt = typename Entry::general_tt;
   using medium = typename Entry::medium;
+  using small = typename Entry::small;
   using narrow_m = typename Entry::narrow_m;
   using narrow_n = typename Entry::narrow_n;
   using unaligned = typename Entry::unaligned;
-  using general_tn = typename Entry::general_tn;
-  using general_tt = typename Entry::general_tt;
-  using small = typename Entry::small;
   CAPTURE(Entry::arch);
-  check_tiled_invariants<general_tn>();
-  check_tiled_invariants<general_tt>();
-  check_tiled_invariants<small>();
-  STATIC_REQUIRE(general_tn::vector_width == 4);
-  STATIC_REQUIRE(general_tt::vector_width == 4);
-  STATIC_REQUIRE(small::vector_width == 4);
-  // The small tile is smaller than the medium one, and both are slower than the large tiles per wave.
-  STATIC_REQUIRE(small::block_m * small::block_n < medium::block_m * medium::block_n);
-  STATIC_REQUIRE(Entry::medium_speed > 0.0 && Entry::medium_speed <= 1.0);
-  STATIC_REQUIRE(Entry::small_speed > 0.0 && Entry::small_speed <= Entry::medium_speed);
-  STATIC_REQUIRE(general_tn::shared_bytes <= SharedLimit);
-  STATIC_REQUIRE(general_tt::shared_bytes <= SharedLimit);
-  STATIC_REQUIRE(small::shared_bytes <= SharedLimit);
-  check_tiled_invariants<general>();
-  check_tiled_invariants<medium>();
-  check_tiled_invariants<narrow_m>();
-  check_tiled_invariants<narrow_n>();
-  check_tiled_invariants<unaligned>();
 
   // Vector loads everywhere but in the policy for misaligned operands.
-  STATIC_REQUIRE(general::vector_width == 4);
-  STATIC_REQUIRE(medium::vector_width == 4);
-  STATIC_REQUIRE(narrow_m::vector_width == 4);
-  STATIC_REQUIRE(narrow_n::vector_width == 4);
-  STATIC_REQUIRE(unaligned::vector_width == 1);
+  check_shipped_policy<general, 4, SharedLimit>();
+  check_shipped_policy<general_tn, 4, SharedLimit>();
+  check_shipped_policy<general_tt, 4, SharedLimit>();
+  check_shipped_policy<medium, 4, SharedLimit>();
+  check_shipped_policy<small, 4, SharedLimit>();
+  check_shipped_policy<narrow_m, 4, SharedLimit>();
+  check_shipped_policy<narrow_n, 4, SharedLimit>();
+  check_shipped_policy<unaligned, 1, SharedLimit>();
 
   // The narrow tiles are exactly as narrow as the problems they are picked for.
   STATIC_REQUIRE(narrow_m::block_m == tgemm::tuning::narrow_extent);
@@ -246,14 +240,12 @@ void check_tuning_entry() {
   STATIC_REQUIRE(narrow_m::block_n > narrow_m::block_m);
   STATIC_REQUIRE(narrow_n::block_m > narrow_n::block_n);
 
-  // The medium tile is no larger than the general one.
+  // The medium tile is no larger than the general one, the small tile smaller than the medium one, and both are
+  // slower than the large tiles per wave.
   STATIC_REQUIRE(medium::block_m * medium::block_n <= general::block_m * general::block_n);
-
-  STATIC_REQUIRE(general::shared_bytes <= SharedLimit);
-  STATIC_REQUIRE(medium::shared_bytes <= SharedLimit);
-  STATIC_REQUIRE(narrow_m::shared_bytes <= SharedLimit);
-  STATIC_REQUIRE(narrow_n::shared_bytes <= SharedLimit);
-  STATIC_REQUIRE(unaligned::shared_bytes <= SharedLimit);
+  STATIC_REQUIRE(small::block_m * small::block_n < medium::block_m * medium::block_n);
+  STATIC_REQUIRE(Entry::medium_speed > 0.0 && Entry::medium_speed <= 1.0);
+  STATIC_REQUIRE(Entry::small_speed > 0.0 && Entry::small_speed <= Entry::medium_speed);
 
   using namespace tgemm::tuning;
   STATIC_REQUIRE(std::is_same<pick_general::policy<Entry>, general>::value);
