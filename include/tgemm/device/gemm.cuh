@@ -38,9 +38,9 @@ __device__ __forceinline__ void accumulate(const problem& p, int64_t row_begin, 
   constexpr bool overlap = stages > 1;
   const int thread = threadIdx.x;
   tile_loader<Policy::block_m, Policy::block_k, Policy::threads, Policy::vector_width, OpA == op::transpose, overlap>
-      load_a(p.a, p.lda, row_begin, p.m, p.k, thread);
+      load_a(p.a, p.lda, row_begin, p.readable_m > p.m ? p.readable_m : p.m, p.k, thread);
   tile_loader<Policy::block_n, Policy::block_k, Policy::threads, Policy::vector_width, OpB == op::none, overlap>
-      load_b(p.b, p.ldb, col_begin, p.n, p.k, thread);
+      load_b(p.b, p.ldb, col_begin, p.readable_n > p.n ? p.readable_n : p.n, p.k, thread);
   const int64_t k_tiles = (p.k + Policy::block_k - 1) / Policy::block_k;
 
   if constexpr (stages == 1) {

@@ -205,6 +205,8 @@ canonical_call sub_call(const canonical_call& call, int64_t row, int64_t col, in
   canonical_call part = call;
   part.problem.m = rows;
   part.problem.n = cols;
+  part.problem.readable_m = call.problem.readable_m > row ? call.problem.readable_m - row : 0;
+  part.problem.readable_n = call.problem.readable_n > col ? call.problem.readable_n - col : 0;
   part.problem.a += OpA == op::none ? row : row * call.problem.lda;
   part.problem.b += OpB == op::none ? col * call.problem.ldb : col;
   part.update.c += row + col * call.update.ldc;
@@ -311,7 +313,7 @@ status dispatch_aligned(const canonical_call& call, int device, int multiprocess
 /// Copies op(X) into `dst`, contiguous along mn with leading dimension ld_dst (see kernel::pack_operand).
 inline status pack(const float* src, int64_t ld, bool contiguous_k, int64_t extent_mn, int64_t extent_k, float* dst,
                    int64_t ld_dst, int device, cudaStream_t stream) {
-  const int64_t tiles_mn = (extent_mn + kernel::pack_tile - 1) / kernel::pack_tile;
+  const int64_t tiles_mn = (ld_dst + kernel::pack_tile - 1) / kernel::pack_tile;  // the zeroed padding too
   const int64_t tiles_k = (extent_k + kernel::pack_tile - 1) / kernel::pack_tile;
   if (tiles_mn > 2147483647) return fail_too_many_tiles(tiles_mn, 1);
   const dim3 grid(unsigned(tiles_mn), unsigned(tiles_k < 65535 ? tiles_k : 65535));
@@ -331,6 +333,12 @@ inline status pack(const float* src, int64_t ld, bool contiguous_k, int64_t exte
 inline constexpr double layout_pack_flops = double(int64_t(1) << 34);
 /// See layout_pack_flops: the pass over B is repaid over m (over n for A).
 inline constexpr int64_t layout_pack_min_extent = 2048;
+/// Repacked operands are padded along m (n) to a multiple of this, the largest block tile extent, when that adds
+/// at most an eighth to the copy (extents of at least 8 x pack_padding); shorter ones to a multiple of 4.
+inline constexpr int64_t pack_padding = 256;
+
+/// The leading dimension of the repacked copy of an operand whose extent along m (n) is `extent`.
+inline int64_t packed_ld(int64_t extent) { return round_up(extent, extent >= 8 * pack_padding ? pack_padding : 4); }
 
 /// The dispatcher proper, for one chain entry. Misaligned A and B are repacked into aligned scratch (large
 /// problems) or read with scalar loads (small ones); large aligned problems repack the operands that are read
@@ -351,7 +359,9 @@ status dispatch(canonical_call call, int device, cudaStream_t stream) {
     pack_a = call.op_a == op::transpose && n >= layout_pack_min_extent;
     pack_b = call.op_b == op::none && m >= layout_pack_min_extent;
   }
-  const int64_t ld_a = round_up(m, 4), ld_b = round_up(n, 4);
+  // Large copies are padded to whole 256-row (column) tiles, zero-filled, and declared readable: then no block
+  // of any tile size up to 256 sits on a ragged edge for its loads (problem::readable_m).
+  const int64_t ld_a = packed_ld(m), ld_b = packed_ld(n);
   float* packed = nullptr;
   if ((pack_a || pack_b) && (aligned || flops >= pack_threshold_flops)) {
     packed = scratch.allocate(((pack_a ? ld_a : 0) + (pack_b ? ld_b : 0)) * k * int64_t(sizeof(float)));
@@ -369,7 +379,7 @@ status dispatch(canonical_call call, int device, cudaStream_t stream) {
           s != status::success) {
         return s;
       }
-      call.problem.a = packed, call.problem.lda = ld_a, call.op_a = op::none;
+      call.problem.a = packed, call.problem.lda = ld_a, call.op_a = op::none, call.problem.readable_m = ld_a;
       packed += ld_a * k;
     }
     if (pack_b) {
@@ -377,7 +387,7 @@ status dispatch(canonical_call call, int device, cudaStream_t stream) {
           s != status::success) {
         return s;
       }
-      call.problem.b = packed, call.problem.ldb = ld_b, call.op_b = op::transpose;
+      call.problem.b = packed, call.problem.ldb = ld_b, call.op_b = op::transpose, call.problem.readable_n = ld_b;
     }
   }
   return with_ops(call.op_a, call.op_b, [&](auto a, auto b) {

@@ -11,7 +11,9 @@ inline constexpr int pack_tile = 32;
 
 /// Copies op(X) (extent_mn x extent_k in the canonical addressing of device::problem) into `dst`, contiguous
 /// along mn with leading dimension ld_dst, so that a misaligned operand becomes one the vector loads can read.
+/// The padding rows [extent_mn, ld_dst) are written with zeros, so kernels may read them (problem::readable_m).
 /// A k-contiguous source is transposed through a padded shared-memory tile, so both sides stay coalesced.
+/// The grid must cover ld_dst along mn.
 template <bool ContiguousK>
 __global__ void __launch_bounds__(pack_tile * 8)
     pack_operand(const float* __restrict__ src, int64_t ld, int64_t extent_mn, int64_t extent_k,
@@ -29,13 +31,17 @@ __global__ void __launch_bounds__(pack_tile * 8)
       __syncthreads();
       for (int r = threadIdx.y; r < pack_tile; r += blockDim.y) {
         const int64_t mn = mn0 + threadIdx.x, k = k0 + r;
-        if (mn < extent_mn && k < extent_k) dst[mn + k * ld_dst] = tile[threadIdx.x][r];
+        if (mn < extent_mn && k < extent_k) {
+          dst[mn + k * ld_dst] = tile[threadIdx.x][r];
+        } else if (mn < ld_dst && k < extent_k) {
+          dst[mn + k * ld_dst] = 0.0f;
+        }
       }
       __syncthreads();
     } else {
       for (int r = threadIdx.y; r < pack_tile; r += blockDim.y) {
         const int64_t mn = mn0 + threadIdx.x, k = k0 + r;
-        if (mn < extent_mn && k < extent_k) dst[mn + k * ld_dst] = src[mn + k * ld];
+        if (mn < ld_dst && k < extent_k) dst[mn + k * ld_dst] = mn < extent_mn ? src[mn + k * ld] : 0.0f;
       }
     }
   }
