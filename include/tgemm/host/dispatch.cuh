@@ -183,10 +183,10 @@ status launch_picked(const canonical_call& call, int device, int multiprocessors
   const status launched = launch_tiled<policy, kernel>(call, device, stream, split);
   if (launched != status::success || split.slices == 1) return launched;
   constexpr int threads = 256;
-  const int64_t row_blocks = (call.problem.m + threads - 1) / threads;
-  const dim3 grid(unsigned(row_blocks < 1024 ? row_blocks : 1024),
-                  unsigned(call.problem.n < 65535 ? call.problem.n : 65535));
-  return launch_kernel(kernel::reduce_split_k<0>, grid, dim3(threads), 0, stream, device,
+  const int64_t blocks = (call.problem.m * call.problem.n + threads - 1) / threads;
+  const int64_t resident = int64_t(multiprocessors) * (2048 / threads);  // a grid-stride loop: one full wave
+  return launch_kernel(kernel::reduce_split_k<0>, dim3(unsigned(blocks < resident ? blocks : resident)),
+                       dim3(threads), 0, stream, device,
                        static_cast<const float*>(split.partials), split.ld_partials, split.ld_partials * call.problem.n,
                        int(split.slices), call.problem.m, call.problem.n, call.update.alpha, call.update.beta,
                        call.update.c, call.update.ldc);

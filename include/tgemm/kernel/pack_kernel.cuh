@@ -47,21 +47,34 @@ __global__ void __launch_bounds__(pack_tile * 8)
   }
 }
 
+/// Partial products one thread of reduce_split_k loads before it adds them: independent loads in flight.
+inline constexpr int reduce_batch = 8;
+
 /// C = alpha * (sum of the split-K partial products) + beta * C. Partials are summed in slice order, so the
-/// result is the same bit for bit on every run. beta == 0 never reads C.
+/// result is the same bit for bit on every run. beta == 0 never reads C. One thread per element of C, counted
+/// down the columns as one flat range (a grid over columns would idle most threads when m is small: 16 rows
+/// used 16 of 256 threads), loading reduce_batch slices at a time.
 template <int Unused = 0>
 __global__ void __launch_bounds__(256)
     reduce_split_k(const float* __restrict__ partials, int64_t ld_partials, int64_t slice_stride, int slices,
                    int64_t m, int64_t n, float alpha, float beta, float* __restrict__ c, int64_t ldc) {
-  for (int64_t col = blockIdx.y; col < n; col += gridDim.y) {
-    for (int64_t row = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; row < m;
-         row += int64_t(gridDim.x) * blockDim.x) {
-      const float* p = partials + row + col * ld_partials;
-      float sum = 0.0f;
-      for (int s = 0; s < slices; ++s) sum += p[s * slice_stride];
-      float* x = c + row + col * ldc;
-      *x = beta == 0.0f ? alpha * sum : alpha * sum + beta * *x;
+  const int64_t elements = m * n;
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < elements;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t col = i / m, row = i - col * m;
+    const float* p = partials + row + col * ld_partials;
+    float sum = 0.0f;
+    int s = 0;
+    for (; s + reduce_batch <= slices; s += reduce_batch) {
+      float batch[reduce_batch];
+#pragma unroll
+      for (int j = 0; j < reduce_batch; ++j) batch[j] = p[(s + j) * slice_stride];
+#pragma unroll
+      for (int j = 0; j < reduce_batch; ++j) sum += batch[j];
     }
+    for (; s < slices; ++s) sum += p[s * slice_stride];
+    float* x = c + row + col * ldc;
+    *x = beta == 0.0f ? alpha * sum : alpha * sum + beta * *x;
   }
 }
 
