@@ -19,10 +19,11 @@ void check_dispatcher(const gemm_case& c) {
 }  // namespace
 
 TEST_CASE("gemm() handles every order, op pair, pointer offset and padding", "[gpu][dispatch]") {
-  // The last three take the skinny paths: a 32-row tile with split-K, a 32-column tile with split-K, and a
-  // 128 x 128 tile with split-K; misaligned variants of the large ones are repacked.
-  const std::array<int64_t, 3> shapes[] = {{256, 192, 130}, {1000, 37, 515}, {129, 257, 64}, {1, 300, 77},
-                                           {16, 520, 3000},  {700, 20, 2500}, {256, 192, 4096}};
+  // {1, 300, 77} takes the 16-row tile; the last five take the skinny paths with split-K: the 16-row, 32-row,
+  // 16-column and 32-column tiles, and the 128 x 128 tile. Misaligned variants of the large ones are repacked.
+  const std::array<int64_t, 3> shapes[] = {{256, 192, 130}, {1000, 37, 515}, {129, 257, 64},  {1, 300, 77},
+                                           {16, 520, 3000},  {24, 520, 3000}, {700, 12, 2500}, {700, 20, 2500},
+                                           {256, 192, 4096}};
   int cases = 0;
   for (layout order : {layout::col_major, layout::row_major}) {
     for (const auto& ops : op_pairs) {

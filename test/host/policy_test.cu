@@ -221,6 +221,8 @@ void check_tuning_entry() {
   using small = typename Entry::small;
   using narrow_m = typename Entry::narrow_m;
   using narrow_n = typename Entry::narrow_n;
+  using tiny_m = typename Entry::tiny_m;
+  using tiny_n = typename Entry::tiny_n;
   using unaligned = typename Entry::unaligned;
   CAPTURE(Entry::arch);
 
@@ -232,6 +234,8 @@ void check_tuning_entry() {
   check_shipped_policy<small, 4, SharedLimit>();
   check_shipped_policy<narrow_m, 4, SharedLimit>();
   check_shipped_policy<narrow_n, 4, SharedLimit>();
+  check_shipped_policy<tiny_m, 4, SharedLimit>();
+  check_shipped_policy<tiny_n, 4, SharedLimit>();
   check_shipped_policy<unaligned, 1, SharedLimit>();
 
   // The narrow tiles are exactly as narrow as the problems they are picked for.
@@ -239,6 +243,10 @@ void check_tuning_entry() {
   STATIC_REQUIRE(narrow_n::block_n == tgemm::tuning::narrow_extent);
   STATIC_REQUIRE(narrow_m::block_n > narrow_m::block_m);
   STATIC_REQUIRE(narrow_n::block_m > narrow_n::block_n);
+  STATIC_REQUIRE(tiny_m::block_m == tgemm::tuning::tiny_extent);
+  STATIC_REQUIRE(tiny_n::block_n == tgemm::tuning::tiny_extent);
+  STATIC_REQUIRE(tiny_m::block_n > tiny_m::block_m);
+  STATIC_REQUIRE(tiny_n::block_m > tiny_n::block_n);
 
   // The medium tile is no larger than the general one, the small tile smaller than the medium one, and both are
   // slower than the large tiles per wave.
@@ -252,6 +260,8 @@ void check_tuning_entry() {
   STATIC_REQUIRE(std::is_same<pick_medium::policy<Entry>, medium>::value);
   STATIC_REQUIRE(std::is_same<pick_narrow_m::policy<Entry>, narrow_m>::value);
   STATIC_REQUIRE(std::is_same<pick_narrow_n::policy<Entry>, narrow_n>::value);
+  STATIC_REQUIRE(std::is_same<pick_tiny_m::policy<Entry>, tiny_m>::value);
+  STATIC_REQUIRE(std::is_same<pick_tiny_n::policy<Entry>, tiny_n>::value);
   STATIC_REQUIRE(std::is_same<pick_unaligned::policy<Entry>, unaligned>::value);
   STATIC_REQUIRE(std::is_same<pick_general_tn::policy<Entry>, general_tn>::value);
   STATIC_REQUIRE(std::is_same<pick_general_tt::policy<Entry>, general_tt>::value);
@@ -268,6 +278,7 @@ TEST_CASE("the tuning policies are consistent and fit their architecture's share
   check_tuning_entry<sm90, 227 * 1024>();
 
   STATIC_REQUIRE(narrow_extent == 32);
+  STATIC_REQUIRE(tiny_extent == 16 && tiny_extent < narrow_extent);
   STATIC_REQUIRE(sm75::general::stages == 2);
   STATIC_REQUIRE(sm80::general::stages == 3);
   STATIC_REQUIRE(sm86::general::stages == 2);
@@ -297,6 +308,11 @@ TEST_CASE("the tuning policies are consistent and fit their architecture's share
   REQUIRE(sm80::general::name() == "tiled_b128x128x8_w32x64_t8x8_v4_s3_u8_f32");
   REQUIRE(sm80::narrow_m::name() == "tiled_b32x128x16_w32x32_t4x8_v4_s3_u16_f32");
   REQUIRE(sm80::narrow_n::name() == "tiled_b128x32x16_w32x32_t8x4_v4_s3_u16_f32");
+  REQUIRE(sm90::tiny_m::name() == "tiled_b16x128x32_w16x64_t4x8_v4_s2_u32_f32");
+  REQUIRE(sm90::tiny_n::name() == "tiled_b128x16x32_w64x16_t8x4_v4_s2_u32_f32");
+  STATIC_REQUIRE(sm90::tiny_m::threads == 64 && sm90::tiny_n::threads == 64);
+  // One pair of tiny tiles serves every architecture (two stages fit sm_75's shared memory).
+  STATIC_REQUIRE(std::is_same<sm75::tiny_m, sm90::tiny_m>::value && std::is_same<sm75::tiny_n, sm90::tiny_n>::value);
   REQUIRE(sm86::unaligned::name() == "tiled_b128x128x8_w32x64_t8x8_v1_s2_u8_f32");
   REQUIRE(sm90::general::name() == "tiled_b256x128x8_w64x64_t16x8_v4_s4_u8_f32");
   REQUIRE(sm90::general_tn::name() == "tiled_b256x128x16_w64x64_t16x8_v4_s3_u16_f32");

@@ -49,6 +49,8 @@ TGEMM_RELIABILITY_POLICY_MEMBER(general)
 TGEMM_RELIABILITY_POLICY_MEMBER(medium)
 TGEMM_RELIABILITY_POLICY_MEMBER(narrow_m)
 TGEMM_RELIABILITY_POLICY_MEMBER(narrow_n)
+TGEMM_RELIABILITY_POLICY_MEMBER(tiny_m)
+TGEMM_RELIABILITY_POLICY_MEMBER(tiny_n)
 TGEMM_RELIABILITY_POLICY_MEMBER(unaligned)
 TGEMM_RELIABILITY_POLICY_MEMBER(general_tn)
 TGEMM_RELIABILITY_POLICY_MEMBER(general_tt)
@@ -67,7 +69,9 @@ struct chain_policies {
   using with_large = push_unique_t<push_unique_t<push_unique_t<with_entry, typename general_tn_of<Chain>::type>,
                                                  typename general_tt_of<Chain>::type>,
                                    typename small_of<Chain>::type>;
-  using type = typename chain_policies<typename Chain::previous, with_large>::type;
+  using with_tiny = push_unique_t<push_unique_t<with_large, typename tiny_m_of<Chain>::type>,
+                                  typename tiny_n_of<Chain>::type>;
+  using type = typename chain_policies<typename Chain::previous, with_tiny>::type;
 };
 template <class List>
 struct chain_policies<void, List> {
@@ -99,6 +103,8 @@ struct policy_label {
       add(std::is_same<Policy, typename general_tn_of<Chain>::type>::value, entry + "general_tn");
       add(std::is_same<Policy, typename general_tt_of<Chain>::type>::value, entry + "general_tt");
       add(std::is_same<Policy, typename small_of<Chain>::type>::value, entry + "small");
+      add(std::is_same<Policy, typename tiny_m_of<Chain>::type>::value, entry + "tiny_m");
+      add(std::is_same<Policy, typename tiny_n_of<Chain>::type>::value, entry + "tiny_n");
       add_chain<typename Chain::previous>();
     }
   }

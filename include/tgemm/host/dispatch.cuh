@@ -248,8 +248,8 @@ status launch_peeled(const canonical_call& call, int64_t main_m, int64_t main_n,
   return status::success;
 }
 
-/// Picks a tile size for an aligned problem with these operations and launches it. Narrow problems take the
-/// 32-wide tiles. Otherwise the large, medium and small tiles are scored by how much of their tiles is inside C,
+/// Picks a tile size for an aligned problem with these operations and launches it. Problems with at most
+/// tiny_extent rows (columns) take the 16-wide tiles, those with at most narrow_extent the 32-wide ones. Otherwise the large, medium and small tiles are scored by how much of their tiles is inside C,
 /// how evenly their blocks fill the resident-block slots, and their measured speed, and so is the large tile on
 /// the problem with ragged edges of at most narrow_extent peeled off (launch_peeled()). The best one runs unsplit
 /// when its tiles fill at least half the slots, else the medium tile runs with split-K.
@@ -257,6 +257,12 @@ template <class Chain, class Tuning, op OpA, op OpB>
 status dispatch_aligned(const canonical_call& call, int device, int multiprocessors, stream_workspace& scratch,
                         cudaStream_t stream) {
   const int64_t m = call.problem.m, n = call.problem.n;
+  if (m <= tuning::tiny_extent && n > m) {
+    return launch_picked<Chain, Tuning, tuning::pick_tiny_m, OpA, OpB>(call, device, multiprocessors, scratch, stream);
+  }
+  if (n <= tuning::tiny_extent) {
+    return launch_picked<Chain, Tuning, tuning::pick_tiny_n, OpA, OpB>(call, device, multiprocessors, scratch, stream);
+  }
   if (m <= tuning::narrow_extent && n > m) {
     return launch_picked<Chain, Tuning, tuning::pick_narrow_m, OpA, OpB>(call, device, multiprocessors, scratch,
                                                                          stream);
