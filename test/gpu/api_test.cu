@@ -68,6 +68,25 @@ TEST_CASE("gemm() peels ragged edges off large problems", "[gpu][dispatch]") {
   }
 }
 
+TEST_CASE("gemm() repacks only the misaligned operand of a large problem", "[gpu][dispatch]") {
+  // 2mnk just over detail::pack_threshold_flops: the misaligned operand is copied into aligned scratch and the
+  // aligned one is read in place (m = 1 with lda = 1 was the case that copied all of B).
+  REQUIRE(2.0 * 4100 * 16400 >= tgemm::detail::pack_threshold_flops);
+  struct single {
+    op op_a, op_b;
+    int64_t m, n, offset_a, offset_b;
+  };
+  const single cases[] = {{op::none, op::none, 1, 4100, 0, 0},       // lda = 1
+                          {op::transpose, op::none, 1, 4100, 1, 0},  // A one float off
+                          {op::none, op::transpose, 4100, 1, 0, 3}}; // B three floats off, ldb = 1
+  for (const single& s : cases) {
+    gemm_case c;
+    c.op_a = s.op_a, c.op_b = s.op_b, c.m = s.m, c.n = s.n, c.k = 16400;
+    c.offset_a = s.offset_a, c.offset_b = s.offset_b, c.alpha = 1.5f, c.beta = 0.25f;
+    check_dispatcher(c);
+  }
+}
+
 TEST_CASE("gemm() with C misaligned for vector stores", "[gpu][dispatch]") {
   for (int64_t offset_c : {1, 2, 3}) {
     gemm_case c;

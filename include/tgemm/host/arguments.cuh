@@ -130,16 +130,18 @@ inline status check_arguments(layout order, op op_a, op op_b, int64_t m, int64_t
   return status::success;
 }
 
+/// True when an operand at `pointer` with leading dimension `ld` can be read `vector_width` floats at a time.
+inline bool vectors_fit(const void* pointer, int64_t ld, int vector_width) {
+  return reinterpret_cast<uintptr_t>(pointer) % (sizeof(float) * vector_width) == 0 && ld % vector_width == 0;
+}
+
 /// True when A and B (if the call reads them) are aligned to `vector_width` floats with leading dimensions that
 /// are multiples of it: what a policy that loads vector_width floats at a time needs. C has no such need: the
 /// epilogue checks its alignment itself and falls back to narrower stores.
 inline bool is_aligned(const canonical_call& call, int vector_width) {
-  const auto fits = [&](const void* pointer, int64_t ld) {
-    return reinterpret_cast<uintptr_t>(pointer) % (sizeof(float) * vector_width) == 0 && ld % vector_width == 0;
-  };
   const bool c_fits = call.empty || reinterpret_cast<uintptr_t>(call.update.c) % sizeof(float) == 0;
-  return c_fits && (!call.reads_operands ||
-                    (fits(call.problem.a, call.problem.lda) && fits(call.problem.b, call.problem.ldb)));
+  return c_fits && (!call.reads_operands || (vectors_fit(call.problem.a, call.problem.lda, vector_width) &&
+                                             vectors_fit(call.problem.b, call.problem.ldb, vector_width)));
 }
 
 /// Fails with misaligned_operand naming the first operand (as the caller named it) that does not fit a policy

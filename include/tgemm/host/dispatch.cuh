@@ -346,9 +346,10 @@ inline constexpr int64_t pack_padding = 256;
 /// The leading dimension of the repacked copy of an operand whose extent along m (n) is `extent`.
 inline int64_t packed_ld(int64_t extent) { return round_up(extent, extent >= 8 * pack_padding ? pack_padding : 4); }
 
-/// The dispatcher proper, for one chain entry. Misaligned A and B are repacked into aligned scratch (large
-/// problems) or read with scalar loads (small ones); large aligned problems repack the operands that are read
-/// along k (layout_pack_flops); then dispatch_aligned() picks the tile.
+/// The dispatcher proper, for one chain entry. Misaligned operands of large problems are repacked into aligned
+/// scratch (only the misaligned ones); small problems with a misaligned operand are read with scalar loads.
+/// Large problems also repack the operands that are read along k (layout_pack_flops). Then dispatch_aligned()
+/// picks the tile.
 template <class Chain, class Tuning>
 status dispatch(canonical_call call, int device, cudaStream_t stream) {
   int multiprocessors = 0;
@@ -359,11 +360,14 @@ status dispatch(canonical_call call, int device, cudaStream_t stream) {
 
   // Which operands to rewrite as op(A) column-major m x k and op(B) as B^T stored n-contiguous (op_a = none,
   // op_b = transpose), the layout whose tiles load with plain vector copies.
-  const bool aligned = is_aligned(call, Tuning::general::vector_width);
-  bool pack_a = !aligned, pack_b = !aligned;
-  if (aligned && flops >= layout_pack_flops) {
-    pack_a = call.op_a == op::transpose && n >= layout_pack_min_extent;
-    pack_b = call.op_b == op::none && m >= layout_pack_min_extent;
+  // Only a misaligned operand needs the copy (an aligned B of a 1 x 8192 x 8192 product is 256 MiB).
+  const int width = Tuning::general::vector_width;
+  bool pack_a = !vectors_fit(call.problem.a, call.problem.lda, width);
+  bool pack_b = !vectors_fit(call.problem.b, call.problem.ldb, width);
+  const bool aligned = !pack_a && !pack_b;
+  if (flops >= layout_pack_flops) {
+    pack_a = pack_a || (call.op_a == op::transpose && n >= layout_pack_min_extent);
+    pack_b = pack_b || (call.op_b == op::none && m >= layout_pack_min_extent);
   }
   // Large copies are padded to whole 256-row (column) tiles, zero-filled, and declared readable: then no block
   // of any tile size up to 256 sits on a ragged edge for its loads (problem::readable_m).
