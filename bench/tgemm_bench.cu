@@ -9,7 +9,7 @@
 // twice the L2, rotated launch by launch; warm-up launches; then at least --reps timed launches, each between
 // two CUDA events; the median is reported. Peak = SMs x 128 FP32 lanes x 2 flops x the SM clock the device reports.
 //
-// Usage: tgemm_bench [--set all|square|odd|skinny|layouts|progression|candidates] [--reps N] [--out DIR] [--quick]
+// Usage: tgemm_bench [--set all|square|odd|skinny|layouts|thin|progression|candidates] [--reps N] [--out DIR] [--quick]
 #include <tgemm/gemm.cuh>
 
 #include <cublas_v2.h>
@@ -238,7 +238,7 @@ int main(int argc, char** argv) {
     else if (arg == "--out" && i + 1 < argc) out_dir = argv[++i];
     else if (arg == "--quick") quick = true;
     else {
-      std::fprintf(stderr, "usage: %s [--set all|square|odd|skinny|layouts|progression|candidates] [--reps N] "
+      std::fprintf(stderr, "usage: %s [--set all|square|odd|skinny|layouts|thin|progression|candidates] [--reps N] "
                    "[--out DIR] [--quick]\n", argv[0]);
       return 2;
     }
@@ -276,6 +276,16 @@ int main(int argc, char** argv) {
         for (op b : {op::none, op::transpose}) {
           if (!(o == layout::col_major && a == op::none && b == op::none)) add(4096, 4096, 4096, "layouts", o, a, b);
         }
+      }
+    }
+  }
+  if (set == "thin") {
+    // m or n of at most 16 (the tiny tiles), every op pair; not part of "all", which is the issue's shape set.
+    const int64_t thin[][3] = {{16, 8192, 8192}, {8, 8192, 8192}, {8192, 16, 8192}, {8192, 8, 8192},
+                               {12, 2048, 20000}, {20000, 12, 2048}, {1, 8192, 8192}};
+    for (const auto& t : thin) {
+      for (op a : {op::none, op::transpose}) {
+        for (op b : {op::none, op::transpose}) add(t[0], t[1], t[2], "thin", layout::col_major, a, b);
       }
     }
   }
