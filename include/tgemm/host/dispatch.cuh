@@ -163,6 +163,13 @@ int64_t choose_split(const canonical_call& call, int64_t tiles, int64_t slots, i
 template <class Chain, class Pick, op OpA, op OpB>
 inline constexpr auto dispatch_kernel = &kernel::dispatch_gemm<Chain, Pick, OpA, OpB>;
 
+/// plan_tiles() for the policy and dispatch kernel of one pick of the chain entry Tuning.
+template <class Chain, class Tuning, class Pick, op OpA, op OpB>
+status plan_pick(const canonical_call& call, int device, int multiprocessors, double speed, tile_plan& plan) {
+  return plan_tiles<typename Pick::template policy<Tuning>, dispatch_kernel<Chain, Pick, OpA, OpB>>(
+      call, device, multiprocessors, speed, plan);
+}
+
 /// Launches the dispatch kernel of one pick of the chain entry Tuning, splitting k when the grid would leave
 /// most resident-block slots idle (and workspace can be had).
 template <class Chain, class Tuning, class Pick, op OpA, op OpB>
@@ -171,8 +178,13 @@ status launch_picked(const canonical_call& call, int device, int multiprocessors
   using policy = typename Pick::template policy<Tuning>;
   constexpr auto kernel = dispatch_kernel<Chain, Pick, OpA, OpB>;
   if (status s = check_grid<policy>(call); s != status::success) return s;
+  // Planned again even when dispatch_aligned() scored this pick: the occupancy and readiness it needs are cached,
+  // and the narrow and tiny paths come here without one.
   tile_plan plan;
-  if (status s = plan_tiles<policy, kernel>(call, device, multiprocessors, 1.0, plan); s != status::success) return s;
+  if (status s = plan_pick<Chain, Tuning, Pick, OpA, OpB>(call, device, multiprocessors, 1.0, plan);
+      s != status::success) {
+    return s;
+  }
   kernel::split_k split;
   split.slices = choose_split<policy>(call, plan.tiles, plan.slots, split.k_per_slice);
   if (split.slices > 1) {
@@ -272,35 +284,26 @@ status dispatch_aligned(const canonical_call& call, int device, int multiprocess
                                                                          stream);
   }
   using large = pick_large<OpA, OpB>;
-  tile_plan plans[3];
-  if (status s = plan_tiles<typename large::template policy<Tuning>, dispatch_kernel<Chain, large, OpA, OpB>>(
-          call, device, multiprocessors, 1.0, plans[0]);
-      s != status::success) {
-    return s;
-  }
-  if (status s = plan_tiles<typename Tuning::medium, dispatch_kernel<Chain, tuning::pick_medium, OpA, OpB>>(
-          call, device, multiprocessors, Tuning::medium_speed, plans[1]);
-      s != status::success) {
-    return s;
-  }
-  if (status s = plan_tiles<typename Tuning::small, dispatch_kernel<Chain, tuning::pick_small, OpA, OpB>>(
-          call, device, multiprocessors, Tuning::small_speed, plans[2]);
-      s != status::success) {
-    return s;
-  }
   using large_policy = typename large::template policy<Tuning>;
   const int64_t ragged_m = m % large_policy::block_m, ragged_n = n % large_policy::block_n;
   const bool peel_m = ragged_m != 0 && ragged_m <= tuning::narrow_extent && m > large_policy::block_m;
   const bool peel_n = ragged_n != 0 && ragged_n <= tuning::narrow_extent && n > large_policy::block_n;
   const int64_t main_m = peel_m ? m - ragged_m : m, main_n = peel_n ? n - ragged_n : n;
-  tile_plan peeled;
-  if (peel_m || peel_n) {
-    if (status s = plan_tiles<large_policy, dispatch_kernel<Chain, large, OpA, OpB>>(
-            sub_call<OpA, OpB>(call, 0, 0, main_m, main_n), device, multiprocessors, peel_speed, peeled);
-        s != status::success) {
-      return s;
-    }
+  tile_plan plans[3], peeled;
+  status s = plan_pick<Chain, Tuning, large, OpA, OpB>(call, device, multiprocessors, 1.0, plans[0]);
+  if (s == status::success) {
+    s = plan_pick<Chain, Tuning, tuning::pick_medium, OpA, OpB>(call, device, multiprocessors, Tuning::medium_speed,
+                                                                plans[1]);
   }
+  if (s == status::success) {
+    s = plan_pick<Chain, Tuning, tuning::pick_small, OpA, OpB>(call, device, multiprocessors, Tuning::small_speed,
+                                                               plans[2]);
+  }
+  if (s == status::success && (peel_m || peel_n)) {
+    s = plan_pick<Chain, Tuning, large, OpA, OpB>(sub_call<OpA, OpB>(call, 0, 0, main_m, main_n), device,
+                                                  multiprocessors, peel_speed, peeled);
+  }
+  if (s != status::success) return s;
   int best = 0;
   for (int i = 1; i < 3; ++i) best = plans[i].score > plans[best].score ? i : best;
   if (peeled.score > plans[best].score && 2 * peeled.tiles > peeled.slots) {
