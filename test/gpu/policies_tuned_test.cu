@@ -1,7 +1,8 @@
 // Every architecture's default policies (run here on whatever GPU is present: a policy is plain CUDA and runs on
 // any architecture the build targets) and the test-only corner policies. sm75::general and sm86::{general,
 // unaligned, narrow_*} are the same types as seed::double_buffered and sm75's, sm90's narrow and small policies
-// are sm80's, every entry's tiny_* are the shared tiny_*_policy, and before sm_90 general_tn and general_tt are general, so each type is swept once.
+// are sm80's, every entry's tiny_* are the shared tiny_*_policy, and before sm_90 general_tn and general_tt are
+// general, so each type is swept once.
 #include "policy_sweep.hpp"
 
 #include <type_traits>

@@ -261,10 +261,11 @@ status launch_peeled(const canonical_call& call, int64_t main_m, int64_t main_n,
 }
 
 /// Picks a tile size for an aligned problem with these operations and launches it. Problems with at most
-/// tiny_extent rows (columns) take the 16-wide tiles, those with at most narrow_extent the 32-wide ones. Otherwise the large, medium and small tiles are scored by how much of their tiles is inside C,
-/// how evenly their blocks fill the resident-block slots, and their measured speed, and so is the large tile on
-/// the problem with ragged edges of at most narrow_extent peeled off (launch_peeled()). The best one runs unsplit
-/// when its tiles fill at least half the slots, else the medium tile runs with split-K.
+/// tiny_extent rows (columns) take the 16-wide tiles, those with at most narrow_extent the 32-wide ones.
+/// Otherwise the large, medium and small tiles are scored by how much of their tiles is inside C, how evenly
+/// their blocks fill the resident-block slots, and their measured speed, and so is the large tile on the problem
+/// with ragged edges of at most narrow_extent peeled off (launch_peeled()). The best one runs unsplit when its
+/// tiles fill at least half the slots, else the medium tile runs with split-K.
 template <class Chain, class Tuning, op OpA, op OpB>
 status dispatch_aligned(const canonical_call& call, int device, int multiprocessors, stream_workspace& scratch,
                         cudaStream_t stream) {
