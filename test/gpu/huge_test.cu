@@ -131,6 +131,17 @@ TEST_CASE("gemm() repacks the operands read along k of large aligned products", 
     const std::vector<int64_t> cols = {0, 1, 127, 128, 129, 1000, 1919, 1920, 2047, 2048, 2174, 2175};
     for (const auto& ops : op_pairs) check_sampled(ops[0], ops[1], m, n, k, rows, cols);
   }
+  SECTION("a large tile's worth of waves over a padded copy of B (kernel::dispatch_gemm_padded)") {
+    // n = 3900 pads B's copy to 4096 columns; 16 x 31 blocks of 256 x 128 fill several waves, so the large tile
+    // runs, as the padded kernel, and its right-hand blocks load through the padding.
+    const int64_t m = 4000, n = 3900, k2 = 600;
+    REQUIRE(2.0 * m * n * k2 >= tgemm::detail::layout_pack_flops);
+    REQUIRE(tgemm::detail::packed_ld(n) > n);
+    const std::vector<int64_t> rows = {0, 1, 255, 256, 2047, 3839, 3840, 3998, 3999};
+    const std::vector<int64_t> cols = {0, 1, 127, 128, 3839, 3840, 3841, 3898, 3899};
+    check_sampled(op::none, op::none, m, n, k2, rows, cols);
+    check_sampled(op::transpose, op::none, m, n, k2, rows, cols);
+  }
   SECTION("ragged m and n: the edge blocks read the copies' zero padding") {
     // The copies are padded to whole 256-row (column) tiles and declared readable, so the last row and column of
     // blocks load whole tiles; only their stores are bounded.

@@ -30,17 +30,20 @@ namespace detail {
 /// both operands through shared memory. With stages >= 2 the copies for slice t + stages - 1 are in flight while
 /// slice t is multiplied (register-staged operands are written after it); a single barrier per slice both
 /// publishes slice t and frees the stage being refilled.
+/// Rows of op(A) at or past readable_m and columns of op(B) at or past readable_n read as zero (at least m and n;
+/// larger when the operands are padded, so that edge blocks load whole tiles).
 template <class Policy, op OpA, op OpB, class Accumulator>
-__device__ __forceinline__ void accumulate(const problem& p, int64_t row_begin, int64_t col_begin,
-                                           shared_storage<Policy>& smem, const thread_tile<Policy>& tile,
+__device__ __forceinline__ void accumulate(const problem& p, int64_t readable_m, int64_t readable_n,
+                                           int64_t row_begin, int64_t col_begin, shared_storage<Policy>& smem,
+                                           const thread_tile<Policy>& tile,
                                            Accumulator (&acc)[Policy::thread_m][Policy::thread_n]) {
   constexpr int stages = Policy::stages;
   constexpr bool overlap = stages > 1;
   const int thread = threadIdx.x;
   tile_loader<Policy::block_m, Policy::block_k, Policy::threads, Policy::vector_width, OpA == op::transpose, overlap>
-      load_a(p.a, p.lda, row_begin, p.readable_m > p.m ? p.readable_m : p.m, p.k, thread);
+      load_a(p.a, p.lda, row_begin, readable_m, p.k, thread);
   tile_loader<Policy::block_n, Policy::block_k, Policy::threads, Policy::vector_width, OpB == op::none, overlap>
-      load_b(p.b, p.ldb, col_begin, p.readable_n > p.n ? p.readable_n : p.n, p.k, thread);
+      load_b(p.b, p.ldb, col_begin, readable_n, p.k, thread);
   const int64_t k_tiles = (p.k + Policy::block_k - 1) / Policy::block_k;
 
   if constexpr (stages == 1) {
@@ -108,6 +111,33 @@ __device__ __forceinline__ void accumulate(const problem& p, int64_t row_begin, 
   }
 }
 
+/// device::gemm() with the extents its loads may read (see accumulate()): the kernels behind tgemm::gemm() pass
+/// the padded extents of repacked operands here.
+template <class Policy, op OpA, op OpB, class Epilogue>
+__device__ __forceinline__ void gemm_tile(const problem& p, int64_t readable_m, int64_t readable_n, int64_t tile_row,
+                                          int64_t tile_col, shared_storage<Policy>& smem, const Epilogue& epilogue) {
+  static_assert(Policy::kind == algorithm::tiled, "device::gemm needs a tiled policy (tgemm::policy<...>)");
+  using accumulator = typename Policy::accumulator_type;
+  const thread_tile<Policy> tile(threadIdx.x);
+  const int64_t row_begin = tile_row * Policy::block_m;
+  const int64_t col_begin = tile_col * Policy::block_n;
+
+  accumulator acc[Policy::thread_m][Policy::thread_n];
+#pragma unroll
+  for (int i = 0; i < Policy::thread_m; ++i) {
+#pragma unroll
+    for (int j = 0; j < Policy::thread_n; ++j) acc[i][j] = accumulator(0);
+  }
+
+  accumulate<Policy, OpA, OpB>(p, readable_m, readable_n, row_begin, col_begin, smem, tile, acc);
+
+  if constexpr (std::is_same<Epilogue, linear_combination>::value) {
+    store_linear_combination<Policy>(epilogue, p.m, p.n, row_begin, col_begin, tile, acc);
+  } else {
+    apply_elementwise<Policy>(epilogue, p.m, p.n, row_begin, col_begin, tile, acc);
+  }
+}
+
 }  // namespace detail
 
 /// Computes one block_m x block_n tile of C = op(A) op(B), handing the result to `epilogue`.
@@ -131,26 +161,7 @@ __device__ __forceinline__ void accumulate(const problem& p, int64_t row_begin, 
 template <class Policy, op OpA = op::none, op OpB = op::none, class Epilogue>
 __device__ void gemm(const problem& p, int64_t tile_row, int64_t tile_col, shared_storage<Policy>& smem,
                      const Epilogue& epilogue) {
-  static_assert(Policy::kind == algorithm::tiled, "device::gemm needs a tiled policy (tgemm::policy<...>)");
-  using accumulator = typename Policy::accumulator_type;
-  const detail::thread_tile<Policy> tile(threadIdx.x);
-  const int64_t row_begin = tile_row * Policy::block_m;
-  const int64_t col_begin = tile_col * Policy::block_n;
-
-  accumulator acc[Policy::thread_m][Policy::thread_n];
-#pragma unroll
-  for (int i = 0; i < Policy::thread_m; ++i) {
-#pragma unroll
-    for (int j = 0; j < Policy::thread_n; ++j) acc[i][j] = accumulator(0);
-  }
-
-  detail::accumulate<Policy, OpA, OpB>(p, row_begin, col_begin, smem, tile, acc);
-
-  if constexpr (std::is_same<Epilogue, linear_combination>::value) {
-    detail::store_linear_combination<Policy>(epilogue, p.m, p.n, row_begin, col_begin, tile, acc);
-  } else {
-    detail::apply_elementwise<Policy>(epilogue, p.m, p.n, row_begin, col_begin, tile, acc);
-  }
+  detail::gemm_tile<Policy, OpA, OpB>(p, p.m, p.n, tile_row, tile_col, smem, epilogue);
 }
 
 }  // namespace tgemm::device

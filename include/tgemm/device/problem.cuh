@@ -19,12 +19,6 @@ struct problem {
   int64_t lda = 0;                ///< Leading dimension of A.
   const float* b = nullptr;       ///< B, column-major.
   int64_t ldb = 0;                ///< Leading dimension of B.
-  /// Rows of op(A) that may be read, at least m (0: m). Rows past m only feed rows of C that are never written,
-  /// so an operand padded with initialised rows (a repacked copy) can declare them and let the blocks on the
-  /// bottom edge load whole tiles without bounds tests.
-  int64_t readable_m = 0;
-  /// Columns of op(B) that may be read, at least n (0: n); see readable_m.
-  int64_t readable_n = 0;
 };
 
 /// The BLAS epilogue C = alpha * accumulator + beta * C, on a column-major C. When beta is zero C is never

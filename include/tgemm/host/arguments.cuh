@@ -21,6 +21,8 @@ struct canonical_call {
   bool empty = false;                ///< True when m == 0 or n == 0: nothing to do.
   const char* name_a = "A";          ///< The caller's name for problem.a ("B" after a row-major swap).
   const char* name_b = "B";          ///< The caller's name for problem.b.
+  int64_t readable_m = 0;            ///< Rows of op(A) the loads may read when more than m (a padded copy).
+  int64_t readable_n = 0;            ///< Columns of op(B) the loads may read when more than n.
 };
 
 /// The stored shape of an operand: `contiguous` elements along the leading dimension, `strided` lines of them.

@@ -163,6 +163,11 @@ int64_t choose_split(const canonical_call& call, int64_t tiles, int64_t slots, i
 template <class Chain, class Pick, op OpA, op OpB>
 inline constexpr auto dispatch_kernel = &kernel::dispatch_gemm<Chain, Pick, OpA, OpB>;
 
+/// Picks whose kernel also comes as kernel::dispatch_gemm_padded: the large tile with op(A) read along m, which
+/// is what large repacked problems (the only padded ones) run. Other picks ignore the padding.
+template <class Pick, op OpA>
+inline constexpr bool has_padded_kernel = std::is_same<Pick, tuning::pick_general>::value && OpA == op::none;
+
 /// plan_tiles() for the policy and dispatch kernel of one pick of the chain entry Tuning.
 template <class Chain, class Tuning, class Pick, op OpA, op OpB>
 status plan_pick(const canonical_call& call, int device, int multiprocessors, double speed, tile_plan& plan) {
@@ -192,7 +197,19 @@ status launch_picked(const canonical_call& call, int device, int multiprocessors
     split.partials = scratch.allocate(split.slices * split.ld_partials * call.problem.n * int64_t(sizeof(float)));
     if (split.partials == nullptr) split = kernel::split_k{};
   }
-  const status launched = launch_tiled<policy, kernel>(call, device, stream, split);
+  status launched;
+  if constexpr (has_padded_kernel<Pick, OpA>) {
+    if (call.readable_m > call.problem.m || call.readable_n > call.problem.n) {
+      const kernel::readable_extent readable{call.readable_m > call.problem.m ? call.readable_m : call.problem.m,
+                                             call.readable_n > call.problem.n ? call.readable_n : call.problem.n};
+      launched = launch_tiled<policy, kernel::dispatch_gemm_padded<Chain, Pick, OpA, OpB>>(call, device, stream,
+                                                                                          split, readable);
+    } else {
+      launched = launch_tiled<policy, kernel>(call, device, stream, split);
+    }
+  } else {
+    launched = launch_tiled<policy, kernel>(call, device, stream, split);  // the padding is just not read
+  }
   if (launched != status::success || split.slices == 1) return launched;
   constexpr int threads = 256;
   const int64_t blocks = (call.problem.m * call.problem.n + threads - 1) / threads;
@@ -217,8 +234,8 @@ canonical_call sub_call(const canonical_call& call, int64_t row, int64_t col, in
   canonical_call part = call;
   part.problem.m = rows;
   part.problem.n = cols;
-  part.problem.readable_m = call.problem.readable_m > row ? call.problem.readable_m - row : 0;
-  part.problem.readable_n = call.problem.readable_n > col ? call.problem.readable_n - col : 0;
+  part.readable_m = call.readable_m > row ? call.readable_m - row : 0;
+  part.readable_n = call.readable_n > col ? call.readable_n - col : 0;
   part.problem.a += OpA == op::none ? row : row * call.problem.lda;
   part.problem.b += OpB == op::none ? col * call.problem.ldb : col;
   part.update.c += row + col * call.update.ldc;
@@ -374,7 +391,7 @@ status dispatch(canonical_call call, int device, cudaStream_t stream) {
     pack_b = pack_b || (call.op_b == op::none && m >= layout_pack_min_extent);
   }
   // Large copies are padded to whole 256-row (column) tiles, zero-filled, and declared readable: then no block
-  // of any tile size up to 256 sits on a ragged edge for its loads (problem::readable_m).
+  // of the large tile sits on a ragged edge for its loads (kernel::dispatch_gemm_padded).
   const int64_t ld_a = packed_ld(m), ld_b = packed_ld(n);
   float* packed = nullptr;
   if ((pack_a || pack_b) && (aligned || flops >= pack_threshold_flops)) {
@@ -393,7 +410,7 @@ status dispatch(canonical_call call, int device, cudaStream_t stream) {
           s != status::success) {
         return s;
       }
-      call.problem.a = packed, call.problem.lda = ld_a, call.op_a = op::none, call.problem.readable_m = ld_a;
+      call.problem.a = packed, call.problem.lda = ld_a, call.op_a = op::none, call.readable_m = ld_a;
       packed += ld_a * k;
     }
     if (pack_b) {
@@ -401,7 +418,7 @@ status dispatch(canonical_call call, int device, cudaStream_t stream) {
           s != status::success) {
         return s;
       }
-      call.problem.b = packed, call.problem.ldb = ld_b, call.op_b = op::transpose, call.problem.readable_n = ld_b;
+      call.problem.b = packed, call.problem.ldb = ld_b, call.op_b = op::transpose, call.readable_n = ld_b;
     }
   }
   return with_ops(call.op_a, call.op_b, [&](auto a, auto b) {

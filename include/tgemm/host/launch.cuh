@@ -119,9 +119,10 @@ decltype(auto) with_ops(op op_a, op op_b, F&& f) {
 }
 
 /// Launches a tiled kernel (Kernel) whose device code uses Policy; `split` cuts k into gridDim.z slices whose
-/// partial products the caller reduces (see kernel::split_k).
-template <class Policy, auto Kernel>
-status launch_tiled(const canonical_call& call, int device, cudaStream_t stream, const kernel::split_k& split = {}) {
+/// partial products the caller reduces (see kernel::split_k). `extra` follows split among the kernel's arguments.
+template <class Policy, auto Kernel, class... Extra>
+status launch_tiled(const canonical_call& call, int device, cudaStream_t stream, const kernel::split_k& split = {},
+                    const Extra&... extra) {
   const int64_t tiles_m = (call.problem.m + Policy::block_m - 1) / Policy::block_m;
   const int64_t tiles_n = (call.problem.n + Policy::block_n - 1) / Policy::block_n;
   dim3 grid;
@@ -129,7 +130,7 @@ status launch_tiled(const canonical_call& call, int device, cudaStream_t stream,
   grid.z = unsigned(split.slices);
   if (status s = prepare_kernel<Kernel>(device, Policy::shared_bytes, &Policy::name); s != status::success) return s;
   return launch_kernel(Kernel, grid, dim3(Policy::threads), Policy::shared_bytes, stream, device, call.problem,
-                       call.update, kernel::tile_grid{tiles_m, tiles_n}, split);
+                       call.update, kernel::tile_grid{tiles_m, tiles_n}, split, extra...);
 }
 
 /// Launches the naive kernel: a 16 x 16 block per 16 x 16 tile of C.

@@ -11,7 +11,7 @@ inline constexpr int pack_tile = 32;
 
 /// Copies op(X) (extent_mn x extent_k in the canonical addressing of device::problem) into `dst`, contiguous
 /// along mn with leading dimension ld_dst, so that a misaligned operand becomes one the vector loads can read.
-/// The padding rows [extent_mn, ld_dst) are written with zeros, so kernels may read them (problem::readable_m).
+/// The padding rows [extent_mn, ld_dst) are written with zeros, so kernels may read them (kernel::readable_extent).
 /// A k-contiguous source is transposed through a padded shared-memory tile, so both sides stay coalesced.
 /// The grid must cover ld_dst along mn.
 template <bool ContiguousK>
