@@ -53,15 +53,21 @@ inline constexpr int reduce_batch = 8;
 /// C = alpha * (sum of the split-K partial products) + beta * C. Partials are summed in slice order, so the
 /// result is the same bit for bit on every run. beta == 0 never reads C. One thread per element of C, counted
 /// down the columns as one flat range (a grid over columns would idle most threads when m is small: 16 rows
-/// used 16 of 256 threads), loading reduce_batch slices at a time.
+/// used 16 of 256 threads), loading reduce_batch slices at a time. With one slice it is the copy of a product
+/// staged in an aligned buffer to a misaligned C (see detail::launch_picked).
 template <int Unused = 0>
 __global__ void __launch_bounds__(256)
     reduce_split_k(const float* __restrict__ partials, int64_t ld_partials, int64_t slice_stride, int slices,
                    int64_t m, int64_t n, float alpha, float beta, float* __restrict__ c, int64_t ldc) {
-  const int64_t elements = m * n;
-  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < elements;
-       i += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t col = i / m, row = i - col * m;
+  // The flat index is turned into (row, col) by one division, then stepped: a 64-bit division per element made
+  // the kernel compute-bound.
+  const int64_t first = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+  const int64_t col_step = stride / m, row_step = stride - col_step * m;
+  int64_t col = first / m, row = first - col * m;
+  for (; col < n; row += row_step, col += col_step) {
+    if (row >= m) row -= m, ++col;  // row_step < m, so one wrap at most
+    if (col >= n) break;
     const float* p = partials + row + col * ld_partials;
     float sum = 0.0f;
     int s = 0;
