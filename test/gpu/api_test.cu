@@ -98,6 +98,33 @@ TEST_CASE("gemm() with C misaligned for vector stores", "[gpu][dispatch]") {
   }
 }
 
+TEST_CASE("gemm() computes a large product for a misaligned C in aligned scratch, then copies it", "[gpu][dispatch]") {
+  // m n >= detail::staged_c_min_elements with C off by a float or with an odd ldc: the kernel stores vectors into
+  // scratch and the one-slice reduction writes C (alpha and beta applied there). In the last two cases A and B
+  // are misaligned too, so their copies are padded to 2304 rows (columns) and the product is computed over the
+  // large tile's whole 256 x 128 tiles; only the m x n corner may reach C.
+  struct staged {
+    layout order;
+    op op_a, op_b;
+    int64_t m, n, k, pad_c, offset_c, offset_ab;
+    float beta;
+  };
+  const staged cases[] = {{layout::col_major, op::none, op::none, 2048, 1600, 40, 0, 1, 0, 0.0f},
+                          {layout::col_major, op::transpose, op::none, 2048, 1600, 40, 1, 0, 0, -0.5f},
+                          {layout::row_major, op::none, op::transpose, 1600, 2048, 40, 3, 2, 0, 0.0f},
+                          {layout::col_major, op::none, op::none, 2100, 2050, 24, 0, 3, 1, 0.5f},
+                          {layout::row_major, op::transpose, op::none, 2050, 2100, 24, 1, 0, 2, 0.0f}};
+  for (const staged& s : cases) {
+    REQUIRE(s.m * s.n >= tgemm::detail::staged_c_min_elements);
+    gemm_case c;
+    c.order = s.order, c.op_a = s.op_a, c.op_b = s.op_b, c.m = s.m, c.n = s.n, c.k = s.k;
+    c.alpha = -1.5f, c.beta = s.beta, c.pad_c = s.pad_c, c.offset_c = s.offset_c;
+    c.offset_a = s.offset_ab, c.offset_b = s.offset_ab, c.ld_multiple = 4;
+    if (s.offset_ab != 0) REQUIRE(2.0 * s.m * s.n * s.k >= tgemm::detail::pack_threshold_flops);
+    check_dispatcher(c);
+  }
+}
+
 TEST_CASE("gemm() on a larger square problem, both orders", "[gpu][dispatch]") {
   for (layout order : {layout::col_major, layout::row_major}) {
     gemm_case c;

@@ -92,12 +92,14 @@ TEST_CASE("beta = 0 never reads C: C straight from cudaMalloc, never initialised
       }
     }
   }
-  SECTION("the dispatcher on skinny (split-K), narrow, tiny and repacked problems") {
+  SECTION("the dispatcher on skinny (split-K), narrow, tiny, repacked and staged-C problems") {
+    // 1802 x 1802: ldc = 1802 is not a multiple of 4, so the product goes through aligned scratch (the reduction
+    // with one slice copies it to C).
     struct shape {
       int64_t m, n, k, offset;
     };
     const shape shapes[] = {{256, 256, 16384, 0}, {16, 1024, 4096, 0}, {300, 20, 3000, 0},
-                            {300, 12, 3000, 0},   {520, 515, 500, 1}};
+                            {300, 12, 3000, 0},   {520, 515, 500, 1}, {1802, 1802, 8, 0}};
     for (const shape& s : shapes) {
       for (const layout_case& l : {layouts[0], layouts[1]}) {
         const matrices x = with_tight_c(
