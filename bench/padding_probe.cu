@@ -1,0 +1,85 @@
+// What the large tile's GEMM kernel pays on a ragged problem, without the dispatcher: the plain kernel
+// (kernel::dispatch_gemm) or the padded one (kernel::dispatch_gemm_padded, reading up to 4096 rows and columns),
+// on operands laid out as gemm() repacks them (A column-major, B transposed, leading dimension 4096), for
+// m = n in {4095, 4096}, k in {4095, 4096} and ldc in {4095, 4096}. docs/performance.md (4095^3) has the table.
+// Each case launches its kernel four times; time the third with Nsight Compute, for CASE in 0..6:
+//   ncu --metrics gpu__time_duration.sum --launch-skip 2 --launch-count 1 --clock-control none
+//       build/bench/tgemm_padding_probe CASE
+// sm_90 only: the host side launches with the sm_90 entry of the default chain.
+#include <tgemm/gemm.cuh>
+
+#include <cstdio>
+#include <cstdlib>
+
+using namespace tgemm;
+
+namespace {
+using chain = tuning::default_chain;
+using pick = tuning::pick_general;
+using large = pick::policy<tuning::sm90>;
+constexpr auto plain_kernel = &kernel::dispatch_gemm<chain, pick, op::none, op::transpose>;
+constexpr auto padded_kernel = &kernel::dispatch_gemm_padded<chain, pick, op::none, op::transpose>;
+
+struct probe_case {
+  bool padded;
+  int64_t mn, k, ldc;
+};
+const probe_case cases[] = {{false, 4096, 4096, 4096}, {true, 4096, 4096, 4096}, {false, 4095, 4095, 4095},
+                            {true, 4095, 4095, 4095},  {true, 4095, 4096, 4095}, {true, 4095, 4095, 4096},
+                            {false, 4095, 4096, 4096}};
+constexpr int case_count = int(sizeof(cases) / sizeof(cases[0]));
+
+bool ok(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
+  return e == cudaSuccess;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int which = argc > 1 ? std::atoi(argv[1]) : -1;
+  if (which < 0 || which >= case_count) {
+    std::fprintf(stderr, "usage: %s CASE   (0..%d)\n", argv[0], case_count - 1);
+    return 2;
+  }
+  cudaDeviceProp prop{};
+  if (!ok(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties")) return 1;
+  if (prop.major != 9) {
+    std::fprintf(stderr, "tgemm_padding_probe launches sm_90's large tile; this GPU is sm_%d%d\n", prop.major,
+                 prop.minor);
+    return 1;
+  }
+  const probe_case& c = cases[which];
+  const size_t elements = size_t(4096) * 4096;
+  float *a = nullptr, *b = nullptr, *out = nullptr;
+  if (!ok(cudaMalloc(&a, elements * sizeof(float)), "cudaMalloc A") ||
+      !ok(cudaMalloc(&b, elements * sizeof(float)), "cudaMalloc B") ||
+      !ok(cudaMalloc(&out, elements * sizeof(float)), "cudaMalloc C")) {
+    return 1;
+  }
+  // 0x3c3c3c3c is about 0.0115: finite products, whatever the kernel reads.
+  if (!ok(cudaMemset(a, 0x3c, elements * sizeof(float)), "cudaMemset") ||
+      !ok(cudaMemset(b, 0x3c, elements * sizeof(float)), "cudaMemset")) {
+    return 1;
+  }
+  detail::canonical_call call;
+  call.problem.m = call.problem.n = c.mn;
+  call.problem.k = c.k;
+  call.problem.a = a, call.problem.lda = 4096;
+  call.problem.b = b, call.problem.ldb = 4096;
+  call.update = device::linear_combination{1.0f, 0.0f, out, c.ldc};
+  call.op_a = op::none, call.op_b = op::transpose, call.reads_operands = true;
+  for (int i = 0; i < 4; ++i) {
+    const status s = c.padded ? detail::launch_tiled<large, padded_kernel>(call, 0, nullptr, kernel::split_k{},
+                                                                           kernel::readable_extent{4096, 4096})
+                              : detail::launch_tiled<large, plain_kernel>(call, 0, nullptr, kernel::split_k{});
+    if (s != status::success) {
+      std::fprintf(stderr, "launch: %s\n", last_error().message.c_str());
+      return 1;
+    }
+  }
+  if (!ok(cudaDeviceSynchronize(), "kernel")) return 1;
+  std::printf("case %d: %s kernel, m = n = %lld, k = %lld, ldc = %lld\n", which, c.padded ? "padded" : "plain",
+              (long long)c.mn, (long long)c.k, (long long)c.ldc);
+  cudaFree(a), cudaFree(b), cudaFree(out);
+  return 0;
+}
