@@ -75,8 +75,9 @@ class stream_workspace {
       if (p != nullptr) (void)cudaFreeAsync(p, stream_);
     }
   }
-  /// `bytes` of scratch (at most `slots` allocations per workspace: packed operands, and split-K partials for
-  /// up to three parts of a peeled problem), or nullptr, leaving no error behind, when none can be had.
+  /// `bytes` of scratch (at most `slots` allocations per workspace: packed operands, and split-K partials or a
+  /// staged product for up to three parts of a peeled problem), or nullptr, leaving no error behind, when none
+  /// can be had.
   float* allocate(int64_t bytes) {
     void** slot = nullptr;
     for (void*& p : data_) {
@@ -464,8 +465,9 @@ status dispatch(canonical_call call, int device, cudaStream_t stream) {
 /// op(A) is m x k, op(B) is k x n, C is m x n, all stored in `order` with leading dimensions lda, ldb, ldc.
 /// The call never synchronises. It picks the policy tuned for the device's architecture and the problem's
 /// shape; any alignment works (misaligned operands of large problems are repacked into stream-ordered scratch
-/// memory, small ones are read with scalar loads), and problems too small to fill the GPU split k, with partial
-/// products summed in a fixed order so results are reproducible bit for bit.
+/// memory, small ones are read with scalar loads; a large product whose C is misaligned is computed into aligned
+/// scratch and then copied to C), and problems too small to fill the GPU split k, with partial products summed in
+/// a fixed order so results are reproducible bit for bit.
 ///
 /// - m == 0 or n == 0: success, nothing touched.
 /// - k == 0 or alpha == 0: C = beta C; A and B are not read (and may be null).
