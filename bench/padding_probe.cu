@@ -1,5 +1,5 @@
 // What the large tile's GEMM kernel pays on a ragged problem, without the dispatcher: the plain kernel
-// (kernel::dispatch_gemm) or the padded one (kernel::dispatch_gemm_padded, reading up to 4096 rows and columns),
+// (kernel::gemm_kernel<..., false>) or the padded one (<..., true>, reading up to 4096 rows and columns),
 // on operands laid out as gemm() repacks them (A column-major, B transposed, leading dimension 4096), for
 // m = n in {4095, 4096}, k in {4095, 4096} and ldc in {4095, 4096}. docs/performance.md (4095^3) has the table.
 // Each case launches its kernel four times; time the third with Nsight Compute, for CASE in 0..6:
@@ -14,11 +14,10 @@
 using namespace tgemm;
 
 namespace {
-using chain = tuning::default_chain;
-using pick = tuning::pick_general;
-using large = pick::policy<tuning::sm90>;
-constexpr auto plain_kernel = &kernel::dispatch_gemm<chain, pick, op::none, op::transpose>;
-constexpr auto padded_kernel = &kernel::dispatch_gemm_padded<chain, pick, op::none, op::transpose>;
+using source = kernel::tuned_policy<tuning::default_chain, tuning::slot::general>;
+using large = tuning::sm90::general;
+constexpr auto plain_kernel = &kernel::gemm_kernel<source, op::none, op::transpose, false>;
+constexpr auto padded_kernel = &kernel::gemm_kernel<source, op::none, op::transpose, true>;
 
 struct probe_case {
   bool padded;
@@ -61,17 +60,20 @@ int main(int argc, char** argv) {
       !ok(cudaMemset(b, 0x3c, elements * sizeof(float)), "cudaMemset")) {
     return 1;
   }
-  detail::canonical_call call;
-  call.problem.m = call.problem.n = c.mn;
-  call.problem.k = c.k;
-  call.problem.a = a, call.problem.lda = 4096;
-  call.problem.b = b, call.problem.ldb = 4096;
-  call.update = device::linear_combination{1.0f, 0.0f, out, c.ldc};
-  call.op_a = op::none, call.op_b = op::transpose, call.reads_operands = true;
+  // The kernel as the dispatcher launches it (host/execute.cuh), with the large tile's grid.
+  const device::problem p{c.mn, c.mn, c.k, a, 4096, b, 4096};
+  const device::linear_combination e{1.0f, 0.0f, out, c.ldc};
+  const kernel::tile_grid tiles{kernel::tiles_for(c.mn, large::block_m), kernel::tiles_for(c.mn, large::block_n)};
+  const kernel::readable_extent readable{c.padded ? 4096 : 0, c.padded ? 4096 : 0};
+  const auto chosen = c.padded ? padded_kernel : plain_kernel;
+  if (detail::prepare_kernel(chosen, 0, large::shared_bytes, "the large tile") != status::success) {
+    std::fprintf(stderr, "prepare: %s\n", last_error().message.c_str());
+    return 1;
+  }
   for (int i = 0; i < 4; ++i) {
-    const status s = c.padded ? detail::launch_tiled<large, padded_kernel>(call, 0, nullptr, kernel::split_k{},
-                                                                           kernel::readable_extent{4096, 4096})
-                              : detail::launch_tiled<large, plain_kernel>(call, 0, nullptr, kernel::split_k{});
+    const status s = detail::launch_kernel(chosen, kernel::grid_for(tiles.tiles_m * tiles.tiles_n), dim3(large::threads),
+                                           large::shared_bytes, nullptr, 0, "launching the large tile", p, e, tiles,
+                                           kernel::split_k<float>{}, readable);
     if (s != status::success) {
       std::fprintf(stderr, "launch: %s\n", last_error().message.c_str());
       return 1;

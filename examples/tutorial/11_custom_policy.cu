@@ -21,7 +21,7 @@
 //
 // stops the compilation (nvcc 13, this file with -DTUTORIAL_SHOW_BAD_POLICY) with, first of three errors:
 //
-//   tgemm/policy.cuh(...): error: static assertion failed with "a warp must hold exactly 32 threads:
+//   tgemm/policy/policy.cuh(...): error: static assertion failed with "a warp must hold exactly 32 threads:
 //   (warp_m / thread_m) * (warp_n / thread_n) == 32"
 //
 // because 32 / 8 times 32 / 8 is 16 threads. Run-time requirements (alignment, leading dimensions) are what

@@ -25,6 +25,8 @@ enum class status : int {
   no_cuda_device,              ///< No usable CUDA device (none present, or the driver is missing or too old).
   arch_not_compiled,           ///< The device's architecture has no tgemm kernel image in this build.
   cuda_error,                  ///< A CUDA runtime call failed; last_error().cuda holds its cudaError_t.
+  out_of_memory,               ///< The device had no memory for the call's workspace (or for loading its kernels).
+  workspace_too_small,         ///< The caller's workspace is smaller than the call needs (see gemm_workspace_size()).
 };
 
 /// The name of a status, such as "invalid_leading_dimension".
@@ -43,6 +45,8 @@ constexpr const char* to_string(status s) noexcept {
     case status::no_cuda_device: return "no_cuda_device";
     case status::arch_not_compiled: return "arch_not_compiled";
     case status::cuda_error: return "cuda_error";
+    case status::out_of_memory: return "out_of_memory";
+    case status::workspace_too_small: return "workspace_too_small";
   }
   return "unknown status";
 }

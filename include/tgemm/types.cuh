@@ -1,6 +1,8 @@
 /// \file types.cuh
-/// \brief The vocabulary of a BLAS-style call: storage order and operand operation.
+/// \brief The vocabulary of a BLAS-style call: storage order, operand operation, and a caller's workspace.
 #pragma once
+
+#include <cstddef>
 
 /// Everything tgemm offers: the host calls (gemm(), launch(), can_implement()), policies, and error reporting.
 namespace tgemm {
@@ -44,5 +46,13 @@ constexpr bool is_valid(layout order) noexcept {
 constexpr bool is_valid(op operation) noexcept {
   return operation == op::none || operation == op::transpose;
 }
+
+/// Device memory a caller lends a call for its scratch data (repacked operands, split-K partials, a staged C),
+/// like cublasSetWorkspace's buffer: a call given one allocates nothing, which CUDA-graph capture wants.
+/// gemm_workspace_size() says how many bytes a call needs; alignment to 256 bytes is required.
+struct workspace {
+  void* data = nullptr;  ///< Device memory on the stream's device (null only when `bytes` is 0).
+  size_t bytes = 0;      ///< Its size in bytes.
+};
 
 }  // namespace tgemm

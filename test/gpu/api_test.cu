@@ -10,17 +10,41 @@ using namespace tgemm;
 using namespace tgemm::test;
 
 namespace {
-/// Runs the case through the dispatcher, tgemm::gemm(), as a user calls it, and checks C (see run_and_check).
-void check_dispatcher(const gemm_case& c) {
+/// Runs the case through the dispatcher, tgemm::gemm(), as a user calls it, checks C (see run_and_check), and
+/// returns the plan the call executed.
+detail::plan check_dispatcher(const gemm_case& c) {
+  detail::record_plans plans;
   run_and_check(c, [&](const float* a, const float* b, float* cc) {
     return gemm(c.order, c.op_a, c.op_b, c.m, c.n, c.k, c.alpha, a, c.lda(), b, c.ldb(), c.beta, cc, c.ldc());
   });
+  REQUIRE(plans.calls() == 1);
+  return plans.last();
+}
+
+/// The slot of a plan's first gemm step.
+tuning::slot first_slot(const detail::plan& p) {
+  for (int i = 0; i < p.step_count; ++i) {
+    if (p.steps[i].kind == detail::step_kind::gemm) return p.steps[i].slot;
+  }
+  FAIL("the plan has no gemm step");
+  return tuning::slot::general;
+}
+
+/// slot with _m and _n exchanged: a row-major call is solved transposed.
+tuning::slot transposed(tuning::slot s) {
+  switch (s) {
+    case tuning::slot::tiny_m: return tuning::slot::tiny_n;
+    case tuning::slot::tiny_n: return tuning::slot::tiny_m;
+    case tuning::slot::narrow_m: return tuning::slot::narrow_n;
+    case tuning::slot::narrow_n: return tuning::slot::narrow_m;
+    default: return s;
+  }
 }
 }  // namespace
 
 TEST_CASE("gemm() handles every order, op pair, pointer offset and padding", "[gpu][dispatch]") {
-  // {1, 300, 77} takes the 16-row tile; the last five take the skinny paths with split-K: the 16-row, 32-row,
-  // 16-column and 32-column tiles, and the 128 x 128 tile. Misaligned variants of the large ones are repacked.
+  // Tight leading dimensions that are not multiples of 4 (130, 37, 257, 1, ...) and the odd paddings and offsets
+  // take the scalar-load policy; the aligned ones the tiles of the next test case.
   const std::array<int64_t, 3> shapes[] = {{256, 192, 130}, {1000, 37, 515}, {129, 257, 64},  {1, 300, 77},
                                            {16, 520, 3000},  {24, 520, 3000}, {700, 12, 2500}, {700, 20, 2500},
                                            {256, 192, 4096}};
@@ -37,13 +61,41 @@ TEST_CASE("gemm() handles every order, op pair, pointer offset and padding", "[g
           if (variant == 1) c.pad_a = 4, c.pad_b = 8, c.pad_c = 12;
           if (variant == 2) c.pad_a = 1, c.pad_b = 3, c.pad_c = 5;
           if (variant == 3) c.offset_a = 1, c.offset_b = 2, c.offset_c = 3;
-          check_dispatcher(c);
+          const detail::plan p = check_dispatcher(c);
+          const bool aligned = c.offset_a % 4 == 0 && c.offset_b % 4 == 0 && c.lda() % 4 == 0 && c.ldb() % 4 == 0;
+          if (2.0 * c.m * c.n * c.k < tuning::sm90::pack_min_flops) CHECK(p.unaligned == !aligned);
           ++cases;
         }
       }
     }
   }
   SUCCEED(cases << " dispatcher cases");
+}
+
+TEST_CASE("gemm() takes the thin tiles and split-K on skinny problems, the medium tile on few tiles", "[gpu][dispatch]") {
+  // Leading dimensions are multiples of 4, so no operand is read with scalar loads. A row-major call is solved
+  // transposed: its 16-row problem is a 16-column one.
+  struct skinny {
+    int64_t m, n, k;
+    tuning::slot slot;  // of the column-major call
+    bool split;
+  };
+  const skinny cases[] = {{1, 300, 77, tuning::slot::tiny_m, false},     {16, 520, 3000, tuning::slot::tiny_m, true},
+                          {24, 520, 3000, tuning::slot::narrow_m, true}, {700, 12, 2500, tuning::slot::tiny_n, true},
+                          {700, 20, 2500, tuning::slot::narrow_n, true}, {256, 192, 4096, tuning::slot::medium, true}};
+  for (layout order : {layout::col_major, layout::row_major}) {
+    for (const auto& ops : op_pairs) {
+      for (const skinny& s : cases) {
+        gemm_case c;
+        c.order = order, c.op_a = ops[0], c.op_b = ops[1];
+        c.m = s.m, c.n = s.n, c.k = s.k, c.alpha = 0.5f, c.beta = -1.0f, c.ld_multiple = 4;
+        const detail::plan p = check_dispatcher(c);
+        CHECK(first_slot(p) == (order == layout::col_major ? s.slot : transposed(s.slot)));
+        CHECK(p.split_k == s.split);
+        CHECK_FALSE(p.unaligned);
+      }
+    }
+  }
 }
 
 TEST_CASE("gemm() peels ragged edges off large problems", "[gpu][dispatch]") {
@@ -61,7 +113,8 @@ TEST_CASE("gemm() peels ragged edges off large problems", "[gpu][dispatch]") {
           // variant 1: padded by a multiple of 4 (aligned); 2: A off by one float (repacked, then peeled).
           if (variant == 1) c.pad_a = 4, c.pad_b = 8, c.pad_c = 4;
           if (variant == 2) c.offset_a = 1;
-          check_dispatcher(c);
+          const detail::plan p = check_dispatcher(c);
+          CHECK(p.peeled);
         }
       }
     }
@@ -69,9 +122,9 @@ TEST_CASE("gemm() peels ragged edges off large problems", "[gpu][dispatch]") {
 }
 
 TEST_CASE("gemm() repacks only the misaligned operand of a large problem", "[gpu][dispatch]") {
-  // 2mnk just over detail::pack_threshold_flops: the misaligned operand is copied into aligned scratch and the
+  // 2mnk just over tuning::sm90::pack_min_flops: the misaligned operand is copied into aligned scratch and the
   // aligned one is read in place (m = 1 with lda = 1 was the case that copied all of B).
-  REQUIRE(2.0 * 4100 * 16400 >= tgemm::detail::pack_threshold_flops);
+  REQUIRE(2.0 * 4100 * 16400 >= tgemm::tuning::sm90::pack_min_flops);
   struct single {
     op op_a, op_b;
     int64_t m, n, offset_a, offset_b;
@@ -83,7 +136,11 @@ TEST_CASE("gemm() repacks only the misaligned operand of a large problem", "[gpu
     gemm_case c;
     c.op_a = s.op_a, c.op_b = s.op_b, c.m = s.m, c.n = s.n, c.k = 16400;
     c.offset_a = s.offset_a, c.offset_b = s.offset_b, c.alpha = 1.5f, c.beta = 0.25f;
-    check_dispatcher(c);
+    const detail::plan p = check_dispatcher(c);
+    const bool a_misaligned = s.offset_a != 0 || (s.op_a == op::none && s.m % 4 != 0);
+    const bool b_misaligned = s.offset_b != 0 || (s.op_b == op::transpose && s.n % 4 != 0);
+    CHECK(p.repacked_a == a_misaligned);
+    CHECK(p.repacked_b == b_misaligned);
   }
 }
 
@@ -99,7 +156,7 @@ TEST_CASE("gemm() with C misaligned for vector stores", "[gpu][dispatch]") {
 }
 
 TEST_CASE("gemm() computes a large product for a misaligned C in aligned scratch, then copies it", "[gpu][dispatch]") {
-  // m n >= detail::staged_c_min_elements with C off by a float or with an odd ldc: the kernel stores vectors into
+  // m n >= tuning::sm90::staged_c_min_elements with C off by a float or with an odd ldc: the kernel stores vectors into
   // scratch and the one-slice reduction writes C (alpha and beta applied there). In the last two cases A and B
   // are misaligned too, so their copies are padded to 2304 rows (columns) and the product is computed over the
   // chosen tile's whole tiles inside that padding; only the m x n corner may reach C.
@@ -115,13 +172,15 @@ TEST_CASE("gemm() computes a large product for a misaligned C in aligned scratch
                           {layout::col_major, op::none, op::none, 2100, 2050, 24, 0, 3, 1, 0.5f},
                           {layout::row_major, op::transpose, op::none, 2050, 2100, 24, 1, 0, 2, 0.0f}};
   for (const staged& s : cases) {
-    REQUIRE(s.m * s.n >= tgemm::detail::staged_c_min_elements);
+    REQUIRE(s.m * s.n >= tgemm::tuning::sm90::staged_c_min_elements);
     gemm_case c;
     c.order = s.order, c.op_a = s.op_a, c.op_b = s.op_b, c.m = s.m, c.n = s.n, c.k = s.k;
     c.alpha = -1.5f, c.beta = s.beta, c.pad_c = s.pad_c, c.offset_c = s.offset_c;
     c.offset_a = s.offset_ab, c.offset_b = s.offset_ab, c.ld_multiple = 4;
-    if (s.offset_ab != 0) REQUIRE(2.0 * s.m * s.n * s.k >= tgemm::detail::pack_threshold_flops);
-    check_dispatcher(c);
+    if (s.offset_ab != 0) REQUIRE(2.0 * s.m * s.n * s.k >= tgemm::tuning::sm90::pack_min_flops);
+    const detail::plan p = check_dispatcher(c);
+    CHECK(p.staged_c);
+    CHECK(p.repacked_a == (s.offset_ab != 0));
   }
 }
 

@@ -119,24 +119,24 @@ void check_sampled(op op_a, op op_b, int64_t m, int64_t n, int64_t k, const std:
 }  // namespace
 
 TEST_CASE("gemm() repacks the operands read along k of large aligned products", "[gpu][dispatch]") {
-  // 2mnk >= tgemm::detail::layout_pack_flops with m and n >= layout_pack_min_extent: A (when transposed) and B
+  // 2mnk >= tgemm::tuning::sm90::layout_pack_flops with m and n >= layout_pack_min_extent: A (when transposed) and B
   // (when not) are rewritten so both tiles stream in with cp.async. k = 2051 leaves a ragged last slice; rows and
   // columns are sampled at tile boundaries (256 x 128 tiles) and at the edges.
   const int64_t k = 2051;
   SECTION("m and n whole multiples of the copies' padding") {
     const int64_t m = 2304, n = 2176;
-    REQUIRE(2.0 * m * n * k >= tgemm::detail::layout_pack_flops);
-    REQUIRE(std::min(m, n) >= tgemm::detail::layout_pack_min_extent);
+    REQUIRE(2.0 * m * n * k >= tgemm::tuning::sm90::layout_pack_flops);
+    REQUIRE(std::min(m, n) >= tgemm::tuning::sm90::layout_pack_min_extent);
     const std::vector<int64_t> rows = {0, 1, 3, 255, 256, 257, 1023, 1024, 1500, 2047, 2048, 2302, 2303};
     const std::vector<int64_t> cols = {0, 1, 127, 128, 129, 1000, 1919, 1920, 2047, 2048, 2174, 2175};
     for (const auto& ops : op_pairs) check_sampled(ops[0], ops[1], m, n, k, rows, cols);
   }
-  SECTION("a large tile's worth of waves over a padded copy of B (kernel::dispatch_gemm_padded)") {
+  SECTION("a large tile's worth of waves over a padded copy of B (the padded kernel)") {
     // n = 3900 pads B's copy to 4096 columns; 16 x 31 blocks of 256 x 128 fill several waves, so the large tile
     // runs, as the padded kernel, and its right-hand blocks load through the padding.
     const int64_t m = 4000, n = 3900, k2 = 600;
-    REQUIRE(2.0 * m * n * k2 >= tgemm::detail::layout_pack_flops);
-    REQUIRE(tgemm::detail::packed_ld(n) > n);
+    REQUIRE(2.0 * m * n * k2 >= tgemm::tuning::sm90::layout_pack_flops);
+    REQUIRE(n % tgemm::tuning::sm90::pack_padding != 0);
     const std::vector<int64_t> rows = {0, 1, 255, 256, 2047, 3839, 3840, 3998, 3999};
     const std::vector<int64_t> cols = {0, 1, 127, 128, 3839, 3840, 3841, 3898, 3899};
     check_sampled(op::none, op::none, m, n, k2, rows, cols);
@@ -146,8 +146,8 @@ TEST_CASE("gemm() repacks the operands read along k of large aligned products", 
     // The copies are padded to whole 256-row (column) tiles and declared readable, so the last row and column of
     // blocks load whole tiles; only their stores are bounded.
     const int64_t m = 2300, n = 2172;
-    REQUIRE(m % tgemm::detail::pack_padding != 0);
-    REQUIRE(n % tgemm::detail::pack_padding != 0);
+    REQUIRE(m % tgemm::tuning::sm90::pack_padding != 0);
+    REQUIRE(n % tgemm::tuning::sm90::pack_padding != 0);
     const std::vector<int64_t> rows = {0, 1, 255, 256, 1024, 2047, 2048, 2049, 2296, 2298, 2299};
     const std::vector<int64_t> cols = {0, 1, 127, 128, 1000, 2047, 2048, 2049, 2168, 2170, 2171};
     for (const auto& ops : op_pairs) check_sampled(ops[0], ops[1], m, n, k, rows, cols);

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <tuple>
+#include <type_traits>
 
 namespace tgemm::test {
 
@@ -16,7 +17,7 @@ using narrow_fragments = policy<block_shape<32, 32, 16>, warp_shape<16, 8>, thre
 /// The k depth a policy steps by (the naive kernel has none: use 16).
 template <class Policy>
 constexpr int64_t k_step() {
-  if constexpr (Policy::kind == algorithm::naive) {
+  if constexpr (std::is_same<typename Policy::mainloop_tag, mainloop::naive>::value) {
     return 16;
   } else {
     return Policy::block_k;

@@ -4,7 +4,7 @@
 // Each case breaks exactly one rule and keeps every other rule satisfied, so that the only diagnostic is the one
 // the test looks for (cases 19 to 21, zero extents, also divide by zero further on). Case 0 is consistent and must
 // compile.
-#include <tgemm/policy.cuh>
+#include <tgemm/policy/policy.cuh>
 
 #ifndef TGEMM_BAD_POLICY_CASE
 #error "define TGEMM_BAD_POLICY_CASE (0 compiles; 1 and up must each fail with their own static_assert)"
@@ -80,6 +80,25 @@ using bad_policy = policy<block_shape<64, 0, 8>, warp_shape<32, 16>, thread_shap
 using bad_policy = policy<block_shape<64, 64, 8>, warp_shape<0, 16>, thread_shape<4, 4>, 1, 1>;
 #elif TGEMM_BAD_POLICY_CASE == 21
 using bad_policy = policy<block_shape<64, 64, 8>, warp_shape<32, 16>, thread_shape<0, 4>, 1, 1>;
+#elif TGEMM_BAD_POLICY_CASE == 22
+// Elements the SIMT mainloop cannot multiply.
+using bad_policy = policy<block_shape<64, 64, 8>, warp_shape<32, 16>, thread_shape<4, 4>, 1, 1, 8, double, 8, int>;
+#elif TGEMM_BAD_POLICY_CASE == 23
+// 4 doubles are 32 bytes: more than one vector access moves.
+using bad_policy = policy<block_shape<64, 64, 16>, warp_shape<32, 16>, thread_shape<4, 4>, 4, 1, 8, double, 8, double>;
+#elif TGEMM_BAD_POLICY_CASE == 24
+// A double policy must accumulate in double.
+using bad_policy = policy<block_shape<64, 64, 8>, warp_shape<32, 16>, thread_shape<4, 4>, 2, 1, 8, float, 8, double>;
+#elif TGEMM_BAD_POLICY_CASE == 25
+// A mainloop tag nobody implements: the device layer's open template stops the build with a plain message.
+#include <tgemm/device/gemm.cuh>
+#include <tgemm/policy/seed.cuh>
+struct unknown_mainloop {};
+struct bad_policy : tgemm::seed::register_blocked {
+  using mainloop_tag = unknown_mainloop;
+};
+using bad_storage = tgemm::device::shared_storage<bad_policy>;
+constexpr int bad_storage_size = int(sizeof(bad_storage));
 #else
 #error "unknown TGEMM_BAD_POLICY_CASE"
 #endif

@@ -32,7 +32,7 @@ constexpr int expected_shared_bytes() {
 template <class P>
 void check_tiled_invariants() {
   INFO(P::name());
-  STATIC_REQUIRE(P::kind == tgemm::algorithm::tiled);
+  STATIC_REQUIRE(std::is_same<typename P::mainloop_tag, tgemm::mainloop::simt_multistage<P::stages>>::value);
   STATIC_REQUIRE(P::warp_threads_m * P::warp_threads_n == 32);
   STATIC_REQUIRE(P::warp_threads_m == P::warp_m / P::thread_m);
   STATIC_REQUIRE(P::warp_threads_n == P::warp_n / P::thread_n);
@@ -71,6 +71,8 @@ TEST_CASE("every status has its own name", "[status]") {
       {status::no_cuda_device, "no_cuda_device"},
       {status::arch_not_compiled, "arch_not_compiled"},
       {status::cuda_error, "cuda_error"},
+      {status::out_of_memory, "out_of_memory"},
+      {status::workspace_too_small, "workspace_too_small"},
   };
   std::set<std::string> names;
   for (int i = 0; i < int(all.size()); ++i) {
@@ -87,7 +89,8 @@ TEST_CASE("every status has its own name", "[status]") {
   STATIC_REQUIRE(int(status::success) == 0);
   STATIC_REQUIRE(same_text(tgemm::to_string(status::misaligned_operand), "misaligned_operand"));
 
-  REQUIRE(std::string(tgemm::to_string(static_cast<status>(int(status::cuda_error) + 1))) == "unknown status");
+  REQUIRE(std::string(tgemm::to_string(static_cast<status>(int(status::workspace_too_small) + 1))) ==
+          "unknown status");
   REQUIRE(std::string(tgemm::to_string(static_cast<status>(-1))) == "unknown status");
   REQUIRE(std::string(tgemm::to_string(static_cast<status>(1000))) == "unknown status");
 }
@@ -168,7 +171,8 @@ TEST_CASE("the seed policies have the documented shapes and derived constants", 
 TEST_CASE("naive_policy: one thread per element of C in 16 x 16 blocks", "[policy]") {
   using P = tgemm::naive_policy;
   STATIC_REQUIRE(std::is_same<tgemm::seed::naive, P>::value);
-  STATIC_REQUIRE(P::kind == tgemm::algorithm::naive);
+  STATIC_REQUIRE(std::is_same<P::mainloop_tag, tgemm::mainloop::naive>::value);
+  STATIC_REQUIRE(P::shared_bytes == 0);
   STATIC_REQUIRE(P::block_m == 16);
   STATIC_REQUIRE(P::block_n == 16);
   STATIC_REQUIRE(P::threads == 256);
@@ -239,12 +243,12 @@ void check_tuning_entry() {
   check_shipped_policy<unaligned, 1, SharedLimit>();
 
   // The narrow tiles are exactly as narrow as the problems they are picked for.
-  STATIC_REQUIRE(narrow_m::block_m == tgemm::tuning::narrow_extent);
-  STATIC_REQUIRE(narrow_n::block_n == tgemm::tuning::narrow_extent);
+  STATIC_REQUIRE(narrow_m::block_m == Entry::narrow_extent);
+  STATIC_REQUIRE(narrow_n::block_n == Entry::narrow_extent);
   STATIC_REQUIRE(narrow_m::block_n > narrow_m::block_m);
   STATIC_REQUIRE(narrow_n::block_m > narrow_n::block_n);
-  STATIC_REQUIRE(tiny_m::block_m == tgemm::tuning::tiny_extent);
-  STATIC_REQUIRE(tiny_n::block_n == tgemm::tuning::tiny_extent);
+  STATIC_REQUIRE(tiny_m::block_m == Entry::tiny_extent);
+  STATIC_REQUIRE(tiny_n::block_n == Entry::tiny_extent);
   STATIC_REQUIRE(tiny_m::block_n > tiny_m::block_m);
   STATIC_REQUIRE(tiny_n::block_m > tiny_n::block_n);
 
@@ -255,17 +259,35 @@ void check_tuning_entry() {
   STATIC_REQUIRE(Entry::medium_speed > 0.0 && Entry::medium_speed <= 1.0);
   STATIC_REQUIRE(Entry::small_speed > 0.0 && Entry::small_speed <= Entry::medium_speed);
 
+  // The slot list (TGEMM_TUNING_SLOTS) maps each slot to its member, and the host's values view agrees.
   using namespace tgemm::tuning;
-  STATIC_REQUIRE(std::is_same<pick_general::policy<Entry>, general>::value);
-  STATIC_REQUIRE(std::is_same<pick_medium::policy<Entry>, medium>::value);
-  STATIC_REQUIRE(std::is_same<pick_narrow_m::policy<Entry>, narrow_m>::value);
-  STATIC_REQUIRE(std::is_same<pick_narrow_n::policy<Entry>, narrow_n>::value);
-  STATIC_REQUIRE(std::is_same<pick_tiny_m::policy<Entry>, tiny_m>::value);
-  STATIC_REQUIRE(std::is_same<pick_tiny_n::policy<Entry>, tiny_n>::value);
-  STATIC_REQUIRE(std::is_same<pick_unaligned::policy<Entry>, unaligned>::value);
-  STATIC_REQUIRE(std::is_same<pick_general_tn::policy<Entry>, general_tn>::value);
-  STATIC_REQUIRE(std::is_same<pick_general_tt::policy<Entry>, general_tt>::value);
-  STATIC_REQUIRE(std::is_same<pick_small::policy<Entry>, small>::value);
+  STATIC_REQUIRE(slot_count == 10);
+  STATIC_REQUIRE(std::is_same<slot_policy_t<Entry, slot::general>, general>::value);
+  STATIC_REQUIRE(std::is_same<slot_policy_t<Entry, slot::medium>, medium>::value);
+  STATIC_REQUIRE(std::is_same<slot_policy_t<Entry, slot::narrow_m>, narrow_m>::value);
+  STATIC_REQUIRE(std::is_same<slot_policy_t<Entry, slot::narrow_n>, narrow_n>::value);
+  STATIC_REQUIRE(std::is_same<slot_policy_t<Entry, slot::tiny_m>, tiny_m>::value);
+  STATIC_REQUIRE(std::is_same<slot_policy_t<Entry, slot::tiny_n>, tiny_n>::value);
+  STATIC_REQUIRE(std::is_same<slot_policy_t<Entry, slot::unaligned>, unaligned>::value);
+  STATIC_REQUIRE(std::is_same<slot_policy_t<Entry, slot::general_tn>, general_tn>::value);
+  STATIC_REQUIRE(std::is_same<slot_policy_t<Entry, slot::general_tt>, general_tt>::value);
+  STATIC_REQUIRE(std::is_same<slot_policy_t<Entry, slot::small>, small>::value);
+  const tuning_values values = values_of<Entry>();
+  REQUIRE(values.arch == Entry::arch);
+  for_each_slot([&](auto s) {
+    using P = slot_policy_t<Entry, decltype(s)::value>;
+    CAPTURE(to_string(decltype(s)::value));
+    const policy_numbers& n = values[decltype(s)::value];
+    REQUIRE((n.block_m == P::block_m && n.block_n == P::block_n && n.block_k == P::block_k));
+    REQUIRE((n.threads == P::threads && n.shared_bytes == P::shared_bytes));
+    REQUIRE((n.vector_width == P::vector_width && n.store_width == P::store_width));
+    REQUIRE(n.name() == P::name());
+  });
+  REQUIRE(values.narrow_extent == Entry::narrow_extent);
+  REQUIRE(values.tiny_extent == Entry::tiny_extent);
+  REQUIRE(values.medium_speed == Entry::medium_speed);
+  REQUIRE(values.small_speed == Entry::small_speed);
+  REQUIRE(values.staged_c_min_elements == Entry::staged_c_min_elements);
 }
 
 }  // namespace
@@ -277,8 +299,8 @@ TEST_CASE("the tuning policies are consistent and fit their architecture's share
   check_tuning_entry<sm86, 99 * 1024>();
   check_tuning_entry<sm90, 227 * 1024>();
 
-  STATIC_REQUIRE(narrow_extent == 32);
-  STATIC_REQUIRE(tiny_extent == 16 && tiny_extent < narrow_extent);
+  STATIC_REQUIRE(sm90::narrow_extent == 32);
+  STATIC_REQUIRE(sm90::tiny_extent == 16 && sm90::tiny_extent < sm90::narrow_extent);
   STATIC_REQUIRE(sm75::general::stages == 2);
   STATIC_REQUIRE(sm80::general::stages == 3);
   STATIC_REQUIRE(sm86::general::stages == 2);
@@ -341,6 +363,9 @@ void check_dispatch() {
   CAPTURE(Arch);
   STATIC_REQUIRE(std::is_same<select_t<default_chain, Arch>, Expected>::value);
   STATIC_REQUIRE(std::is_same<typename tgemm::tuning::select<default_chain, Arch>::type, Expected>::value);
+  // The one rule, as a constexpr function the host calls at run time with the device's architecture.
+  STATIC_REQUIRE(entry_arch<default_chain>(Arch) == Expected::arch);
+  REQUIRE(values_for<default_chain>(Arch).arch == Expected::arch);
   // The host-side twin calls f with the very same entry.
   const int host_arch = with_tuning<default_chain>(Arch, [](auto entry) { return decltype(entry)::arch; });
   REQUIRE(host_arch == Expected::arch);

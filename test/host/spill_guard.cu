@@ -10,6 +10,7 @@ using spill_policy = tgemm::policy<tgemm::block_shape<256, 256, 8>, tgemm::warp_
 using spill_policy = tgemm::tuning::sm90::general;
 #endif
 
-template __global__ void tgemm::kernel::tiled_gemm<spill_policy, tgemm::op::none, tgemm::op::none>(
+template __global__ void tgemm::kernel::gemm_kernel<tgemm::kernel::fixed_policy<spill_policy>, tgemm::op::none,
+                                                    tgemm::op::none, false>(
     const tgemm::device::problem, const tgemm::device::linear_combination, const tgemm::kernel::tile_grid,
-    const tgemm::kernel::split_k);
+    const tgemm::kernel::split_k<float>, const tgemm::kernel::readable_extent);

@@ -4,8 +4,16 @@
 #include <tgemm/gemm.cuh>
 
 #include <algorithm>
+#include <utility>
 
 namespace tgemm::reliability {
+
+namespace {
+template <int... Part>
+void add_all_parts(std::vector<gemm_path>& out, std::integer_sequence<int, Part...>) {
+  (add_policy_paths<Part>(out), ...);
+}
+}  // namespace
 
 const std::vector<gemm_path>& all_paths() {
   static const std::vector<gemm_path> paths = [] {
@@ -18,11 +26,7 @@ const std::vector<gemm_path>& all_paths() {
     dispatcher.list_index = 0;
     dispatcher.run = static_cast<run_function>(&tgemm::gemm);
     out.push_back(dispatcher);
-    add_policy_paths<0>(out);
-    add_policy_paths<1>(out);
-    add_policy_paths<2>(out);
-    add_policy_paths<3>(out);
-    static_assert(path_parts == 4, "add the new parts here");
+    add_all_parts(out, std::make_integer_sequence<int, path_parts>{});
     std::sort(out.begin(), out.end(),
               [](const gemm_path& x, const gemm_path& y) { return x.list_index < y.list_index; });
     return out;

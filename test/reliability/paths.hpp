@@ -38,8 +38,9 @@ struct gemm_path {
 /// The dispatcher first, then every distinct policy (a type reachable under several names is listed once).
 const std::vector<gemm_path>& all_paths();
 
-/// How many translation units the policies are spread over (so that a parallel build compiles them side by side).
-inline constexpr int path_parts = 4;
+/// How many translation units the policies are spread over (so that a parallel build compiles them side by side):
+/// TGEMM_PATH_PARTS, set by CMake, which generates one paths_part<N>.cu per part.
+inline constexpr int path_parts = TGEMM_PATH_PARTS;
 
 /// Appends the policies of part `Part` (0 <= Part < path_parts). Defined in paths_impl.cuh, instantiated by
 /// paths_part<Part>.cu.

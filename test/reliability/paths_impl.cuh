@@ -20,58 +20,31 @@ struct type_list {
   static constexpr std::size_t size = sizeof...(T);
 };
 
-/// List with T appended unless it is already there (or is void: a member the tuning entry does not have).
+/// List with T appended unless it is already there.
 template <class List, class T>
 struct push_unique;
 template <class... Ts, class T>
 struct push_unique<type_list<Ts...>, T> {
   using type = std::conditional_t<(std::is_same<T, Ts>::value || ...), type_list<Ts...>, type_list<Ts..., T>>;
 };
-template <class... Ts>
-struct push_unique<type_list<Ts...>, void> {
-  using type = type_list<Ts...>;
-};
 template <class List, class T>
 using push_unique_t = typename push_unique<List, T>::type;
 
-// Entry::member, or void when a tuning entry has no such member. Every member name that tuning.cuh's entries
-// use for a policy is listed here; a new one must be added (policies_listed below checks the known ones).
-#define TGEMM_RELIABILITY_POLICY_MEMBER(member)                                 \
-  template <class Entry, class = void>                                          \
-  struct member##_of {                                                          \
-    using type = void;                                                          \
-  };                                                                            \
-  template <class Entry>                                                        \
-  struct member##_of<Entry, std::void_t<typename Entry::member>> {              \
-    using type = typename Entry::member;                                        \
-  };
-TGEMM_RELIABILITY_POLICY_MEMBER(general)
-TGEMM_RELIABILITY_POLICY_MEMBER(medium)
-TGEMM_RELIABILITY_POLICY_MEMBER(narrow_m)
-TGEMM_RELIABILITY_POLICY_MEMBER(narrow_n)
-TGEMM_RELIABILITY_POLICY_MEMBER(tiny_m)
-TGEMM_RELIABILITY_POLICY_MEMBER(tiny_n)
-TGEMM_RELIABILITY_POLICY_MEMBER(unaligned)
-TGEMM_RELIABILITY_POLICY_MEMBER(general_tn)
-TGEMM_RELIABILITY_POLICY_MEMBER(general_tt)
-TGEMM_RELIABILITY_POLICY_MEMBER(small)
-#undef TGEMM_RELIABILITY_POLICY_MEMBER
+/// List with every slot's policy of Entry appended, in slot order (tuning/slots.cuh lists the slots).
+template <class Entry, class List, int Slot = 0>
+struct entry_policies {
+  using type = typename entry_policies<Entry, push_unique_t<List, tuning::slot_policy_t<Entry, tuning::slot(Slot)>>,
+                                       Slot + 1>::type;
+};
+template <class Entry, class List>
+struct entry_policies<Entry, List, tuning::slot_count> {
+  using type = List;
+};
 
 /// Appends every policy of a tuning chain (newest entry first) to List, skipping types already present.
 template <class Chain, class List>
 struct chain_policies {
-  using with_entry = push_unique_t<
-      push_unique_t<push_unique_t<push_unique_t<push_unique_t<List, typename general_of<Chain>::type>,
-                                                typename medium_of<Chain>::type>,
-                                  typename narrow_m_of<Chain>::type>,
-                    typename narrow_n_of<Chain>::type>,
-      typename unaligned_of<Chain>::type>;
-  using with_large = push_unique_t<push_unique_t<push_unique_t<with_entry, typename general_tn_of<Chain>::type>,
-                                                 typename general_tt_of<Chain>::type>,
-                                   typename small_of<Chain>::type>;
-  using with_tiny = push_unique_t<push_unique_t<with_large, typename tiny_m_of<Chain>::type>,
-                                  typename tiny_n_of<Chain>::type>;
-  using type = typename chain_policies<typename Chain::previous, with_tiny>::type;
+  using type = typename chain_policies<typename Chain::previous, typename entry_policies<Chain, List>::type>::type;
 };
 template <class List>
 struct chain_policies<void, List> {
@@ -95,16 +68,10 @@ struct policy_label {
   void add_chain() {
     if constexpr (!std::is_void<Chain>::value) {
       const std::string entry = "sm" + std::to_string(Chain::arch / 10) + "::";
-      add(std::is_same<Policy, typename general_of<Chain>::type>::value, entry + "general");
-      add(std::is_same<Policy, typename medium_of<Chain>::type>::value, entry + "medium");
-      add(std::is_same<Policy, typename narrow_m_of<Chain>::type>::value, entry + "narrow_m");
-      add(std::is_same<Policy, typename narrow_n_of<Chain>::type>::value, entry + "narrow_n");
-      add(std::is_same<Policy, typename unaligned_of<Chain>::type>::value, entry + "unaligned");
-      add(std::is_same<Policy, typename general_tn_of<Chain>::type>::value, entry + "general_tn");
-      add(std::is_same<Policy, typename general_tt_of<Chain>::type>::value, entry + "general_tt");
-      add(std::is_same<Policy, typename small_of<Chain>::type>::value, entry + "small");
-      add(std::is_same<Policy, typename tiny_m_of<Chain>::type>::value, entry + "tiny_m");
-      add(std::is_same<Policy, typename tiny_n_of<Chain>::type>::value, entry + "tiny_n");
+      tuning::for_each_slot([&](auto slot) {
+        add(std::is_same<Policy, tuning::slot_policy_t<Chain, decltype(slot)::value>>::value,
+            entry + tuning::to_string(decltype(slot)::value));
+      });
       add_chain<typename Chain::previous>();
     }
   }

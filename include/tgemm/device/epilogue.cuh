@@ -5,65 +5,43 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "../numeric.cuh"
 #include "problem.cuh"
-#include "thread_tile.cuh"
+#include "vector_access.cuh"
 
 namespace tgemm::device::detail {
 
-template <int Count>
-__device__ __forceinline__ void load_vector(float* out, const float* global) {
-  if constexpr (Count == 4) {
-    const float4 v = *reinterpret_cast<const float4*>(global);
-    out[0] = v.x, out[1] = v.y, out[2] = v.z, out[3] = v.w;
-  } else if constexpr (Count == 2) {
-    const float2 v = *reinterpret_cast<const float2*>(global);
-    out[0] = v.x, out[1] = v.y;
-  } else {
-    out[0] = *global;
-  }
-}
-
-template <int Count>
-__device__ __forceinline__ void store_vector(float* global, const float* in) {
-  if constexpr (Count == 4) {
-    *reinterpret_cast<float4*>(global) = make_float4(in[0], in[1], in[2], in[3]);
-  } else if constexpr (Count == 2) {
-    *reinterpret_cast<float2*>(global) = make_float2(in[0], in[1]);
-  } else {
-    *global = in[0];
-  }
-}
-
-/// alpha * acc + beta * c, in the accumulator's precision, rounded once to float.
-template <class Accumulator>
-__device__ __forceinline__ float combine(Accumulator acc, float alpha, float beta, float c, bool read_c) {
+/// alpha * acc + beta * c, in the accumulator's precision, rounded once to C's element type.
+template <class ElementC, class Accumulator, class Scalar>
+__device__ __forceinline__ ElementC combine(Accumulator acc, Scalar alpha, Scalar beta, ElementC c, bool read_c) {
   const Accumulator scaled = Accumulator(alpha) * acc;
-  return float(read_c ? scaled + Accumulator(beta) * Accumulator(c) : scaled);
+  return convert<ElementC>(read_c ? scaled + Accumulator(beta) * Accumulator(c) : scaled);
 }
 
-/// C = alpha * acc + beta * C for the in-bounds part of a thread's tile. Runs of rows are written as
-/// vectors of min(vector_width, fragment_m) floats where the whole run is inside C and C is aligned for them.
-template <class Policy, class Accumulator>
-__device__ __forceinline__ void store_linear_combination(const linear_combination& e, int64_t m, int64_t n,
-                                                         int64_t row_begin, int64_t col_begin,
-                                                         const thread_tile<Policy>& tile,
+/// C = alpha * acc + beta * C for the in-bounds part of a thread's tile (Layout maps accumulator (i, j) to its
+/// block-tile row and column: thread_tile). Runs of rows are written as vectors of Policy::store_width elements
+/// where the whole run is inside C and C is aligned for them.
+template <class Policy, class Layout, class ElementC, class Scalar, class Accumulator>
+__device__ __forceinline__ void store_linear_combination(const basic_linear_combination<ElementC, Scalar>& e,
+                                                         int64_t m, int64_t n, int64_t row_begin, int64_t col_begin,
+                                                         const Layout& tile,
                                                          const Accumulator (&acc)[Policy::thread_m][Policy::thread_n]) {
-  constexpr int width = Policy::vector_width < Policy::fragment_m ? Policy::vector_width : Policy::fragment_m;
-  const bool read_c = e.beta != 0.0f;  // beta == 0: C is write-only (BLAS semantics)
+  constexpr int width = Policy::store_width;
+  const bool read_c = e.beta != Scalar(0);  // beta == 0: C is write-only (BLAS semantics)
   // C's alignment is checked here, once per tile, rather than demanded of the caller: a misaligned C costs
   // only narrower stores.
   const bool vectors_fit =
-      width == 1 || (reinterpret_cast<uintptr_t>(e.c) % (sizeof(float) * width) == 0 && e.ldc % width == 0);
+      width == 1 || (reinterpret_cast<uintptr_t>(e.c) % (sizeof(ElementC) * width) == 0 && e.ldc % width == 0);
 #pragma unroll
   for (int j = 0; j < Policy::thread_n; ++j) {
     const int64_t col = col_begin + tile.col(j);
     if (col >= n) continue;
-    float* column = e.c + col * e.ldc;
+    ElementC* column = e.c + col * e.ldc;
 #pragma unroll
     for (int i = 0; i < Policy::thread_m; i += width) {
       const int64_t row = row_begin + tile.row(i);
-      float old[width] = {};
-      float out[width];
+      ElementC old[width] = {};
+      ElementC out[width];
       if (vectors_fit && row + width <= m) {
         if (read_c) load_vector<width>(old, column + row);
 #pragma unroll
@@ -73,7 +51,7 @@ __device__ __forceinline__ void store_linear_combination(const linear_combinatio
 #pragma unroll
         for (int w = 0; w < width; ++w) {
           if (row + w < m) {
-            column[row + w] = combine(acc[i + w][j], e.alpha, e.beta, read_c ? column[row + w] : 0.0f, read_c);
+            column[row + w] = combine(acc[i + w][j], e.alpha, e.beta, read_c ? column[row + w] : ElementC(0), read_c);
           }
         }
       }
@@ -82,9 +60,9 @@ __device__ __forceinline__ void store_linear_combination(const linear_combinatio
 }
 
 /// Hands every in-bounds accumulator to a user functor as epilogue(row, col, value).
-template <class Policy, class Accumulator, class Epilogue>
+template <class Policy, class Layout, class Accumulator, class Epilogue>
 __device__ __forceinline__ void apply_elementwise(const Epilogue& epilogue, int64_t m, int64_t n, int64_t row_begin,
-                                                  int64_t col_begin, const thread_tile<Policy>& tile,
+                                                  int64_t col_begin, const Layout& tile,
                                                   const Accumulator (&acc)[Policy::thread_m][Policy::thread_n]) {
 #pragma unroll
   for (int j = 0; j < Policy::thread_n; ++j) {
@@ -94,6 +72,25 @@ __device__ __forceinline__ void apply_elementwise(const Epilogue& epilogue, int6
       const int64_t row = row_begin + tile.row(i);
       if (row < m && col < n) epilogue(row, col, acc[i][j]);
     }
+  }
+}
+
+/// True for the BLAS epilogue types (whatever their element types).
+template <class Epilogue>
+struct is_linear_combination : std::false_type {};
+/// See is_linear_combination.
+template <class ElementC, class Scalar>
+struct is_linear_combination<basic_linear_combination<ElementC, Scalar>> : std::true_type {};
+
+/// Writes a thread's tile: the BLAS update for a linear combination, the user's functor for anything else.
+template <class Policy, class Layout, class Accumulator, class Epilogue>
+__device__ __forceinline__ void write_tile(const Epilogue& epilogue, int64_t m, int64_t n, int64_t row_begin,
+                                           int64_t col_begin, const Layout& tile,
+                                           const Accumulator (&acc)[Policy::thread_m][Policy::thread_n]) {
+  if constexpr (is_linear_combination<Epilogue>::value) {
+    store_linear_combination<Policy>(epilogue, m, n, row_begin, col_begin, tile, acc);
+  } else {
+    apply_elementwise<Policy>(epilogue, m, n, row_begin, col_begin, tile, acc);
   }
 }
 

@@ -11,23 +11,39 @@ namespace tgemm::device {
 ///
 /// Element (i, l) of A is `a[i + l * lda]`, or `a[l + i * lda]` when the kernel's OpA is op::transpose;
 /// likewise B. The host layer turns a row-major call into this form by computing C^T = op(B)^T op(A)^T.
-struct problem {
-  int64_t m = 0;                  ///< Rows of op(A) and of C.
-  int64_t n = 0;                  ///< Columns of op(B) and of C.
-  int64_t k = 0;                  ///< Columns of op(A), rows of op(B).
-  const float* a = nullptr;       ///< A, column-major.
-  int64_t lda = 0;                ///< Leading dimension of A.
-  const float* b = nullptr;       ///< B, column-major.
-  int64_t ldb = 0;                ///< Leading dimension of B.
+template <class ElementA, class ElementB = ElementA>
+struct basic_problem {
+  int64_t m = 0;                   ///< Rows of op(A) and of C.
+  int64_t n = 0;                   ///< Columns of op(B) and of C.
+  int64_t k = 0;                   ///< Columns of op(A), rows of op(B).
+  const ElementA* a = nullptr;     ///< A, column-major.
+  int64_t lda = 0;                 ///< Leading dimension of A.
+  const ElementB* b = nullptr;     ///< B, column-major.
+  int64_t ldb = 0;                 ///< Leading dimension of B.
 };
+
+/// The operands of a float GEMM.
+using problem = basic_problem<float>;
 
 /// The BLAS epilogue C = alpha * accumulator + beta * C, on a column-major C. When beta is zero C is never
 /// read, so whatever C held (NaN included) cannot reach the result.
-struct linear_combination {
-  float alpha = 1.0f;   ///< Scale of the product.
-  float beta = 0.0f;    ///< Scale of the old C; 0 means C is write-only.
-  float* c = nullptr;   ///< C, column-major, m x n.
-  int64_t ldc = 0;      ///< Leading dimension of C.
+template <class ElementC, class Scalar = ElementC>
+struct basic_linear_combination {
+  Scalar alpha = Scalar(1);  ///< Scale of the product.
+  Scalar beta = Scalar(0);   ///< Scale of the old C; 0 means C is write-only.
+  ElementC* c = nullptr;     ///< C, column-major, m x n.
+  int64_t ldc = 0;           ///< Leading dimension of C.
 };
+
+/// The BLAS epilogue of a float GEMM.
+using linear_combination = basic_linear_combination<float>;
+
+/// The problem type a policy's kernels read.
+template <class Policy>
+using problem_of = basic_problem<typename Policy::element_a, typename Policy::element_b>;
+
+/// The BLAS epilogue type a policy's kernels write.
+template <class Policy>
+using linear_combination_of = basic_linear_combination<typename Policy::element_c, typename Policy::scalar_type>;
 
 }  // namespace tgemm::device

@@ -6,7 +6,7 @@
 
 #include <type_traits>
 
-#include "../policy.cuh"
+#include "vector_access.cuh"
 
 namespace tgemm::device::detail {
 
@@ -41,23 +41,9 @@ struct thread_tile {
   }
 };
 
-/// Reads Count (1, 2 or 4) consecutive floats from shared memory as one vector.
-template <int Count>
-__device__ __forceinline__ void read_fragment(float* out, const float* shared) {
-  if constexpr (Count == 4) {
-    const float4 v = *reinterpret_cast<const float4*>(shared);
-    out[0] = v.x, out[1] = v.y, out[2] = v.z, out[3] = v.w;
-  } else if constexpr (Count == 2) {
-    const float2 v = *reinterpret_cast<const float2*>(shared);
-    out[0] = v.x, out[1] = v.y;
-  } else {
-    out[0] = *shared;
-  }
-}
-
-/// acc += a * b with one rounding (fmaf); a double accumulator sums exact products in double.
-template <class Accumulator>
-__device__ __forceinline__ Accumulator multiply_add(float a, float b, Accumulator acc) {
+/// acc += a * b with one rounding (fma); a wider accumulator sums the exact products of narrower elements.
+template <class Element, class Accumulator>
+__device__ __forceinline__ Accumulator multiply_add(Element a, Element b, Accumulator acc) {
   if constexpr (std::is_same<Accumulator, double>::value) {
     return fma(double(a), double(b), acc);
   } else {
@@ -67,25 +53,23 @@ __device__ __forceinline__ Accumulator multiply_add(float a, float b, Accumulato
 
 /// The register-tile product over one stage: for every k of the slice, an outer product of the thread's
 /// A fragment (thread_m values) and B fragment (thread_n values) into thread_m x thread_n accumulators.
-template <class Policy, class Accumulator>
-__device__ __forceinline__ void multiply_stage(const float* stage_a, const float* stage_b,
+template <class Policy, class Element, class Accumulator>
+__device__ __forceinline__ void multiply_stage(const Element* stage_a, const Element* stage_b,
                                                const thread_tile<Policy>& tile,
                                                Accumulator (&acc)[Policy::thread_m][Policy::thread_n]) {
-  constexpr int stride_a = Policy::block_m + shared_row_padding;
-  constexpr int stride_b = Policy::block_n + shared_row_padding;
+  constexpr int stride_a = Policy::block_m + Policy::shared_padding;
+  constexpr int stride_b = Policy::block_n + Policy::shared_padding;
 #pragma unroll Policy::unroll
   for (int kk = 0; kk < Policy::block_k; ++kk) {
-    float a[Policy::thread_m];
-    float b[Policy::thread_n];
+    Element a[Policy::thread_m];
+    Element b[Policy::thread_n];
 #pragma unroll
     for (int f = 0; f < Policy::thread_m / Policy::fragment_m; ++f) {
-      read_fragment<Policy::fragment_m>(a + f * Policy::fragment_m,
-                                        stage_a + kk * stride_a + tile.row0 + f * tile.slab_m);
+      load_vector<Policy::fragment_m>(a + f * Policy::fragment_m, stage_a + kk * stride_a + tile.row0 + f * tile.slab_m);
     }
 #pragma unroll
     for (int f = 0; f < Policy::thread_n / Policy::fragment_n; ++f) {
-      read_fragment<Policy::fragment_n>(b + f * Policy::fragment_n,
-                                        stage_b + kk * stride_b + tile.col0 + f * tile.slab_n);
+      load_vector<Policy::fragment_n>(b + f * Policy::fragment_n, stage_b + kk * stride_b + tile.col0 + f * tile.slab_n);
     }
 #pragma unroll
     for (int i = 0; i < Policy::thread_m; ++i) {

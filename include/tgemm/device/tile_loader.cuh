@@ -17,21 +17,23 @@
 
 #include <cstdint>
 
-#include "../policy.cuh"
-#include "async_copy.cuh"
+#include "../arch/cp_async.cuh"
+#include "vector_access.cuh"
 
 namespace tgemm::device::detail {
 
+/// \tparam Element      the operand's element type.
 /// \tparam TileMN       block_m (for A) or block_n (for B).
 /// \tparam TileK        block_k.
+/// \tparam Padding      elements added to each shared-memory row (the policy's shared_padding).
 /// \tparam Threads      threads of the block.
-/// \tparam Vector       floats per global access.
+/// \tparam Vector       elements per global access.
 /// \tparam ContiguousK  true when consecutive k of one mn index are adjacent in memory.
 /// \tparam Async        overlap the copy with compute (cp.async or register staging); false: copy at once.
-template <int TileMN, int TileK, int Threads, int Vector, bool ContiguousK, bool Async>
+template <class Element, int TileMN, int TileK, int Padding, int Threads, int Vector, bool ContiguousK, bool Async>
 class tile_loader {
  public:
-  static constexpr int row_stride = TileMN + shared_row_padding;
+  static constexpr int row_stride = TileMN + Padding;
   static constexpr int vectors_per_thread = TileMN * TileK / (Vector * Threads);
   static_assert(vectors_per_thread >= 1 && TileMN * TileK % (Vector * Threads) == 0,
                 "a tile must split evenly into one vector per thread per load step");
@@ -43,7 +45,7 @@ class tile_loader {
   /// \param mn_begin   first mn index of this block's tile.
   /// \param extent_mn  m (for A) or n (for B); indices at or past it read as zero.
   /// \param extent_k   k; indices at or past it read as zero.
-  __device__ __forceinline__ tile_loader(const float* __restrict__ base, int64_t ld, int64_t mn_begin,
+  __device__ __forceinline__ tile_loader(const Element* __restrict__ base, int64_t ld, int64_t mn_begin,
                                          int64_t extent_mn, int64_t extent_k, int thread)
       : base_(base), slice_step_(ContiguousK ? int64_t(TileK) : int64_t(TileK) * ld), extent_k_(extent_k) {
 #pragma unroll
@@ -77,7 +79,7 @@ class tile_loader {
 
   /// Starts the copy of the next k slice (slices are taken in order: 0, block_k, 2 block_k, ...): cp.async or
   /// plain copies into `stage`, or, for a staged operand, wide loads into registers that store() finishes.
-  __device__ __forceinline__ void fetch(float* stage) {
+  __device__ __forceinline__ void fetch(Element* stage) {
     if (interior_ && slice_k_ + TileK <= extent_k_) {
       fetch_whole(stage);
     } else {
@@ -88,7 +90,7 @@ class tile_loader {
   }
 
   /// fetch() for a caller that knows the slice is whole and the block interior (see interior()): no tests.
-  __device__ __forceinline__ void fetch_interior(float* stage) {
+  __device__ __forceinline__ void fetch_interior(Element* stage) {
     fetch_whole(stage);
     slice_k_ += TileK;
     slice_offset_ += slice_step_;
@@ -98,7 +100,7 @@ class tile_loader {
   __device__ __forceinline__ bool interior() const { return interior_; }
 
   /// Finishes a staged fetch: writes the registers into `stage` (nothing to do for other operands).
-  __device__ __forceinline__ void store(float* stage) const {
+  __device__ __forceinline__ void store(Element* stage) const {
     if constexpr (staged) {
 #pragma unroll
       for (int i = 0; i < vectors_per_thread; ++i) write_column(stage, i);
@@ -107,63 +109,55 @@ class tile_loader {
 
  private:
   /// A slice wholly inside the matrix: every vector is read whole, no bounds arithmetic.
-  __device__ __forceinline__ void fetch_whole(float* stage) {
+  __device__ __forceinline__ void fetch_whole(Element* stage) {
 #pragma unroll
     for (int i = 0; i < vectors_per_thread; ++i) {
-      const float* source = base_ + global_offset_[i] + slice_offset_;
+      const Element* source = base_ + global_offset_[i] + slice_offset_;
       if constexpr (ContiguousK) {
         read_vector(registers_[i], source, Vector);
         if constexpr (!staged) write_column(stage, i);
       } else {
-        copy_floats<Vector, Async>(stage + shared_offset_[i], source, Vector);
+        arch::copy_vector<Vector, Async>(stage + shared_offset_[i], source, Vector);
       }
     }
   }
 
-  /// A slice that crosses the bottom or right edge of the matrix or the end of k: out-of-range floats read as 0.
-  __device__ __forceinline__ void fetch_guarded(float* stage) {
+  /// A slice that crosses the bottom or right edge of the matrix or the end of k: out-of-range elements read as 0.
+  __device__ __forceinline__ void fetch_guarded(Element* stage) {
 #pragma unroll
     for (int i = 0; i < vectors_per_thread; ++i) {
       const int64_t k_left = extent_k_ - (slice_k_ + tile_k_[i]);
       if constexpr (ContiguousK) {
         const int valid = mn_valid_[i] == 0 || k_left <= 0 ? 0 : (k_left >= Vector ? Vector : int(k_left));
-        const float* source = base_ + (valid > 0 ? global_offset_[i] + slice_offset_ : 0);
+        const Element* source = base_ + (valid > 0 ? global_offset_[i] + slice_offset_ : 0);
         read_vector(registers_[i], source, valid);
         if constexpr (!staged) write_column(stage, i);
       } else {
         const int valid = k_left > 0 ? mn_valid_[i] : 0;
-        const float* source = base_ + (valid > 0 ? global_offset_[i] + slice_offset_ : 0);
-        copy_floats<Vector, Async>(stage + shared_offset_[i], source, valid);
+        const Element* source = base_ + (valid > 0 ? global_offset_[i] + slice_offset_ : 0);
+        arch::copy_vector<Vector, Async>(stage + shared_offset_[i], source, valid);
       }
     }
   }
 
-  /// Loads `valid` floats (the rest zero) as one wide load when the whole vector is in range.
-  __device__ __forceinline__ static void read_vector(float (&out)[Vector], const float* __restrict__ source,
+  /// Loads `valid` elements (the rest zero) as one wide load when the whole vector is in range.
+  __device__ __forceinline__ static void read_vector(Element (&out)[Vector], const Element* __restrict__ source,
                                                      int valid) {
     if (valid == Vector) {
-      if constexpr (Vector == 4) {
-        const float4 v = __ldg(reinterpret_cast<const float4*>(source));
-        out[0] = v.x, out[1] = v.y, out[2] = v.z, out[3] = v.w;
-      } else if constexpr (Vector == 2) {
-        const float2 v = __ldg(reinterpret_cast<const float2*>(source));
-        out[0] = v.x, out[1] = v.y;
-      } else {
-        out[0] = __ldg(source);
-      }
+      load_vector_readonly<Vector>(out, source);
     } else {
 #pragma unroll
-      for (int e = 0; e < Vector; ++e) out[e] = e < valid ? __ldg(source + e) : 0.0f;
+      for (int e = 0; e < Vector; ++e) out[e] = e < valid ? __ldg(source + e) : Element(0);
     }
   }
 
   /// Scatters vector i (Vector consecutive k of one mn) down the stage's column mn.
-  __device__ __forceinline__ void write_column(float* stage, int i) const {
+  __device__ __forceinline__ void write_column(Element* stage, int i) const {
 #pragma unroll
     for (int e = 0; e < Vector; ++e) stage[shared_offset_[i] + e * row_stride] = registers_[i][e];
   }
 
-  const float* __restrict__ base_;
+  const Element* __restrict__ base_;
   int64_t slice_step_;        // elements between the starts of consecutive k slices
   int64_t extent_k_;
   int64_t slice_k_ = 0;       // first k of the next slice
@@ -173,7 +167,7 @@ class tile_loader {
   int tile_k_[vectors_per_thread];
   int mn_valid_[vectors_per_thread];
   bool interior_;  // the block's whole mn range is inside the matrix
-  float registers_[ContiguousK ? vectors_per_thread : 1][Vector];
+  Element registers_[ContiguousK ? vectors_per_thread : 1][Vector];
 };
 
 }  // namespace tgemm::device::detail

@@ -4,25 +4,41 @@
 
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 #include "../device/problem.cuh"
+#include "../numeric.cuh"
 #include "../status.cuh"
 #include "../types.cuh"
 
 namespace tgemm::detail {
 
+/// The element types of one GEMM: A, B, C, and alpha and beta.
+template <class A, class B = A, class C = A, class Scalar = C>
+struct gemm_types {
+  using element_a = A;       ///< A's elements.
+  using element_b = B;       ///< B's elements.
+  using element_c = C;       ///< C's elements.
+  using scalar_type = Scalar;  ///< alpha and beta.
+};
+
+/// The types of a policy's GEMM.
+template <class Policy>
+using types_of = gemm_types<typename Policy::element_a, typename Policy::element_b, typename Policy::element_c,
+                            typename Policy::scalar_type>;
+
 /// A validated call in the kernels' column-major form (a row-major call is solved as C^T = op(B)^T op(A)^T).
+template <class Types>
 struct canonical_call {
-  device::problem problem;           ///< m, n, k and the operands, column-major.
-  device::linear_combination update; ///< alpha, beta and C.
-  op op_a = op::none;                ///< Operation on problem.a.
-  op op_b = op::none;                ///< Operation on problem.b.
-  bool reads_operands = false;       ///< False when k == 0 or alpha == 0: C = beta C without touching A or B.
-  bool empty = false;                ///< True when m == 0 or n == 0: nothing to do.
-  const char* name_a = "A";          ///< The caller's name for problem.a ("B" after a row-major swap).
-  const char* name_b = "B";          ///< The caller's name for problem.b.
-  int64_t readable_m = 0;            ///< Rows of op(A) the loads may read when more than m (a padded copy).
-  int64_t readable_n = 0;            ///< Columns of op(B) the loads may read when more than n.
+  using types = Types;  ///< The call's element types.
+  device::basic_problem<typename Types::element_a, typename Types::element_b> problem;  ///< m, n, k, A and B.
+  device::basic_linear_combination<typename Types::element_c, typename Types::scalar_type> update;  ///< alpha, beta, C.
+  op op_a = op::none;           ///< Operation on problem.a.
+  op op_b = op::none;           ///< Operation on problem.b.
+  bool reads_operands = false;  ///< False when k == 0 or alpha == 0: C = beta C without touching A or B.
+  bool empty = false;           ///< True when m == 0 or n == 0: nothing to do.
+  const char* name_a = "A";     ///< The caller's name for problem.a ("B" after a row-major swap).
+  const char* name_b = "B";     ///< The caller's name for problem.b.
 };
 
 /// The stored shape of an operand: `contiguous` elements along the leading dimension, `strided` lines of them.
@@ -52,11 +68,11 @@ inline status check_leading_dimension(const char* name, const char* matrix, layo
   return status::success;
 }
 
-inline status check_extent(const char* matrix, layout order, op operation, int64_t rows, int64_t cols, int64_t ld) {
+inline status check_extent(const char* matrix, layout order, op operation, int64_t rows, int64_t cols, int64_t ld,
+                           int64_t element_bytes) {
   const stored_shape shape = stored_shape_of(order, operation, rows, cols);
   int64_t elements = 0, bytes = 0;
-  if (__builtin_mul_overflow(ld, shape.strided, &elements) ||
-      __builtin_mul_overflow(elements, int64_t(sizeof(float)), &bytes)) {
+  if (__builtin_mul_overflow(ld, shape.strided, &elements) || __builtin_mul_overflow(elements, element_bytes, &bytes)) {
     return fail(status::size_overflow, cudaSuccess,
                 "%s spans %lld lines of leading dimension %lld: its size in bytes overflows a 64-bit integer", matrix,
                 (long long)shape.strided, (long long)ld);
@@ -66,10 +82,13 @@ inline status check_extent(const char* matrix, layout order, op operation, int64
 
 /// Validates a cblas_sgemm-style call and fills `out`. Checks, in order: enumerations, negative sizes, leading
 /// dimensions (always, as CBLAS does), byte extents, then null pointers for the matrices the call touches.
-/// Alignment is the policy's business (see check_alignment).
-inline status check_arguments(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, float alpha,
-                              const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
-                              int64_t ldc, canonical_call& out) {
+/// Alignment is the plan's business (see check_alignment).
+template <class Types>
+status check_arguments(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k,
+                       typename Types::scalar_type alpha, const typename Types::element_a* a, int64_t lda,
+                       const typename Types::element_b* b, int64_t ldb, typename Types::scalar_type beta,
+                       typename Types::element_c* c, int64_t ldc, canonical_call<Types>& out) {
+  using scalar = typename Types::scalar_type;
   if (!is_valid(order)) {
     return fail(status::invalid_layout, cudaSuccess,
                 "order = %d is not a tgemm::layout (row_major = 101, col_major = 102)", int(order));
@@ -91,13 +110,13 @@ inline status check_arguments(layout order, op op_a, op op_b, int64_t m, int64_t
   if (status s = check_leading_dimension("ldc", "C", order, op::none, m, n, ldc); s != status::success) return s;
 
   const bool empty = m == 0 || n == 0;
-  const bool reads_operands = !empty && k > 0 && alpha != 0.0f;
+  const bool reads_operands = !empty && k > 0 && alpha != scalar(0);
   if (reads_operands) {
-    if (status s = check_extent("A", order, op_a, m, k, lda); s != status::success) return s;
-    if (status s = check_extent("B", order, op_b, k, n, ldb); s != status::success) return s;
+    if (status s = check_extent("A", order, op_a, m, k, lda, sizeof(*a)); s != status::success) return s;
+    if (status s = check_extent("B", order, op_b, k, n, ldb, sizeof(*b)); s != status::success) return s;
   }
   if (!empty) {
-    if (status s = check_extent("C", order, op::none, m, n, ldc); s != status::success) return s;
+    if (status s = check_extent("C", order, op::none, m, n, ldc, sizeof(*c)); s != status::success) return s;
   }
   if (reads_operands && a == nullptr) {
     return fail(status::null_pointer, cudaSuccess, "A is null, but the call reads it (m = %lld, k = %lld, alpha = %g)",
@@ -112,18 +131,20 @@ inline status check_arguments(layout order, op op_a, op op_b, int64_t m, int64_t
                 (long long)m, (long long)n);
   }
 
-  out = canonical_call{};
+  out = canonical_call<Types>{};
   out.empty = empty;
   out.reads_operands = reads_operands;
-  out.update = device::linear_combination{alpha, beta, c, ldc};
+  out.update = {alpha, beta, c, ldc};
   if (order == layout::col_major) {
-    out.problem = device::problem{m, n, k, a, lda, b, ldb};
+    out.problem = {m, n, k, a, lda, b, ldb};
     out.op_a = op_a;
     out.op_b = op_b;
   } else {
     // Row-major C is column-major C^T; C^T = op(B)^T op(A)^T, and a row-major X read column-major is X^T,
     // so the operands swap places and keep their operations.
-    out.problem = device::problem{n, m, k, b, ldb, a, lda};
+    static_assert(std::is_same<typename Types::element_a, typename Types::element_b>::value,
+                  "a row-major call swaps A and B: they must have one element type");
+    out.problem = {n, m, k, b, ldb, a, lda};
     out.op_a = op_b;
     out.op_b = op_a;
     out.name_a = "B";
@@ -132,48 +153,67 @@ inline status check_arguments(layout order, op op_a, op op_b, int64_t m, int64_t
   return status::success;
 }
 
-/// True when an operand at `pointer` with leading dimension `ld` can be read `vector_width` floats at a time.
-inline bool vectors_fit(const void* pointer, int64_t ld, int vector_width) {
-  return reinterpret_cast<uintptr_t>(pointer) % (sizeof(float) * vector_width) == 0 && ld % vector_width == 0;
+/// Calls f(std::integral_constant<op, A>, std::integral_constant<op, B>) for runtime operations: one
+/// instantiation per combination, so kernels know their addressing at compile time.
+template <class F>
+decltype(auto) with_ops(op op_a, op op_b, F&& f) {
+  using none = std::integral_constant<op, op::none>;
+  using transpose = std::integral_constant<op, op::transpose>;
+  if (op_a == op::none) return op_b == op::none ? f(none{}, none{}) : f(none{}, transpose{});
+  return op_b == op::none ? f(transpose{}, none{}) : f(transpose{}, transpose{});
 }
 
-/// True when A and B (if the call reads them) are aligned to `vector_width` floats with leading dimensions that
-/// are multiples of it: what a policy that loads vector_width floats at a time needs. C has no such need: the
+/// True when an operand at `pointer` with leading dimension `ld` can be read `vector_width` elements of
+/// `element_bytes` bytes at a time.
+inline bool vectors_fit(const void* pointer, int64_t ld, int vector_width, int element_bytes) {
+  return reinterpret_cast<uintptr_t>(pointer) % (uintptr_t(element_bytes) * vector_width) == 0 && ld % vector_width == 0;
+}
+
+/// True when A and B (if the call reads them) are aligned to `vector_width` elements with leading dimensions that
+/// are multiples of it: what a policy that loads vector_width elements at a time needs. C has no such need: the
 /// epilogue checks its alignment itself and falls back to narrower stores.
-inline bool is_aligned(const canonical_call& call, int vector_width) {
-  const bool c_fits = call.empty || reinterpret_cast<uintptr_t>(call.update.c) % sizeof(float) == 0;
-  return c_fits && (!call.reads_operands || (vectors_fit(call.problem.a, call.problem.lda, vector_width) &&
-                                             vectors_fit(call.problem.b, call.problem.ldb, vector_width)));
+template <class Types>
+bool is_aligned(const canonical_call<Types>& call, int vector_width) {
+  constexpr int a_bytes = sizeof(typename Types::element_a), b_bytes = sizeof(typename Types::element_b);
+  constexpr int c_bytes = sizeof(typename Types::element_c);
+  const bool c_fits = call.empty || reinterpret_cast<uintptr_t>(call.update.c) % c_bytes == 0;
+  return c_fits && (!call.reads_operands || (vectors_fit(call.problem.a, call.problem.lda, vector_width, a_bytes) &&
+                                             vectors_fit(call.problem.b, call.problem.ldb, vector_width, b_bytes)));
 }
 
 /// Fails with misaligned_operand naming the first operand (as the caller named it) that does not fit a policy
-/// loading `vector_width` floats at a time; also checks that C is at least float-aligned. `policy_name` goes
+/// loading `vector_width` elements at a time; also checks that C is aligned to its element. `policy_name` goes
 /// into the message.
-inline status check_alignment(const canonical_call& call, int vector_width, const char* policy_name) {
+template <class Types>
+status check_alignment(const canonical_call<Types>& call, int vector_width, const char* policy_name) {
   struct operand {
     const char* name;
     const void* pointer;
     int64_t ld;
-    int width;  // floats the kernel moves at a time from or to this operand
+    int width;  // elements the kernel moves at a time from or to this operand
+    int bytes;  // bytes of one element
     bool used;
   };
+  const char* element_name = element_traits<typename Types::element_a>::name;
   const operand operands[] = {
-      {call.name_a, call.problem.a, call.problem.lda, vector_width, call.reads_operands},
-      {call.name_b, call.problem.b, call.problem.ldb, vector_width, call.reads_operands},
-      {"C", call.update.c, call.update.ldc, 1, !call.empty},
+      {call.name_a, call.problem.a, call.problem.lda, vector_width, int(sizeof(typename Types::element_a)),
+       call.reads_operands},
+      {call.name_b, call.problem.b, call.problem.ldb, vector_width, int(sizeof(typename Types::element_b)),
+       call.reads_operands},
+      {"C", call.update.c, call.update.ldc, 1, int(sizeof(typename Types::element_c)), !call.empty},
   };
   for (const operand& x : operands) {
     if (!x.used) continue;
-    const bool pointer_ok = reinterpret_cast<uintptr_t>(x.pointer) % (sizeof(float) * x.width) == 0;
+    const bool pointer_ok = reinterpret_cast<uintptr_t>(x.pointer) % (uintptr_t(x.bytes) * x.width) == 0;
     if (x.width == 1 && !pointer_ok) {
-      return fail(status::misaligned_operand, cudaSuccess, "%s (at %p) is not aligned to 4 bytes, as a float must be",
-                  x.name, x.pointer);
+      return fail(status::misaligned_operand, cudaSuccess, "%s (at %p) is not aligned to %d bytes, as its elements must be",
+                  x.name, x.pointer, x.bytes);
     }
     if (!pointer_ok || x.ld % x.width != 0) {
       return fail(status::misaligned_operand, cudaSuccess,
-                  "policy %s loads %d floats at a time, so %s (at %p, leading dimension %lld) must be %d-byte "
+                  "policy %s loads %d %ss at a time, so %s (at %p, leading dimension %lld) must be %d-byte "
                   "aligned with a leading dimension that is a multiple of %d; tgemm::gemm() accepts any alignment",
-                  policy_name, x.width, x.name, x.pointer, (long long)x.ld, int(sizeof(float)) * x.width, x.width);
+                  policy_name, x.width, element_name, x.name, x.pointer, (long long)x.ld, x.bytes * x.width, x.width);
     }
   }
   return status::success;

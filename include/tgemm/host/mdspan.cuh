@@ -1,16 +1,20 @@
 /// \file host/mdspan.cuh
-/// \brief tgemm::gemm() on cuda::std::mdspan views: transposition and storage order come from the layouts.
+/// \brief tgemm::gemm() on mdspan views: transposition and storage order come from the views' strides.
+///
+/// The overload takes any rank-2 view with mdspan's interface (cuda::std::mdspan, std::mdspan): extent(), stride(),
+/// data_handle(), mapping().is_exhaustive(). It reads only those, so this header needs no mdspan header of its own
+/// (cuda/std/mdspan costs seconds of compile time in every translation unit that includes it).
 #pragma once
 
-#include <cuda/std/mdspan>
-#include <cuda_runtime.h>
+#include <cuda_runtime_api.h>
 
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 #include "../status.cuh"
 #include "../types.cuh"
-#include "dispatch.cuh"
+#include "gemm.cuh"
 
 namespace tgemm {
 
@@ -39,9 +43,21 @@ struct blas_call {
   int64_t ldc = 1;
 };
 
-/// Reads a view's mapping. layout_left and layout_right say their order; a layout_stride view is column-major
-/// when stride(0) == 1 and row-major when stride(1) == 1. A dimension of extent 1 has no meaningful stride, so
-/// it never disqualifies a view. Fails with unsupported_layout when neither index is contiguous.
+/// True for types with mdspan's interface, of rank 2.
+template <class View, class = void>
+struct is_matrix_view : std::false_type {};
+template <class View>
+struct is_matrix_view<View, std::void_t<decltype(std::declval<const View&>().extent(0)),
+                                        decltype(std::declval<const View&>().stride(0)),
+                                        decltype(std::declval<const View&>().data_handle()),
+                                        decltype(std::declval<const View&>().mapping().is_exhaustive()),
+                                        typename View::element_type, typename View::layout_type>>
+    : std::bool_constant<View::rank() == 2> {};
+
+/// Reads a view's mapping. A view is column-major when stride(0) == 1 and row-major when stride(1) == 1; a
+/// dimension of extent 1 has no meaningful stride, so it never disqualifies a view, and when both readings fit (a
+/// vector) the unforced unit stride decides. The leading dimension of an exhaustive (tightly packed) view is its
+/// contiguous extent, otherwise the other stride. Fails with unsupported_layout when neither index is contiguous.
 template <class View>
 status to_blas_view(const View& view, const char* name, blas_view& out) {
   static_assert(View::rank() == 2, "tgemm::gemm takes rank-2 mdspan views (matrices)");
@@ -50,27 +66,21 @@ status to_blas_view(const View& view, const char* name, blas_view& out) {
   out.data = view.data_handle();
   out.rows = int64_t(view.extent(0));
   out.cols = int64_t(view.extent(1));
-  const int64_t s0 = out.rows > 1 ? int64_t(view.stride(0)) : 1;
-  const int64_t s1 = out.cols > 1 ? int64_t(view.stride(1)) : 1;
-  using layout_type = typename View::layout_type;
-  if constexpr (std::is_same<layout_type, cuda::std::layout_left>::value) {
+  const int64_t r0 = int64_t(view.stride(0)), r1 = int64_t(view.stride(1));
+  const int64_t s0 = out.rows > 1 ? r0 : 1, s1 = out.cols > 1 ? r1 : 1;
+  const bool packed = view.mapping().is_exhaustive();
+  bool col_major = s0 == 1, row_major = s1 == 1;
+  if (col_major && row_major) col_major = !(r1 == 1 && r0 != 1), row_major = !col_major;
+  if (col_major) {
     out.row_major = false;
-    out.ld = out.rows > 1 ? out.rows : 1;
-  } else if constexpr (std::is_same<layout_type, cuda::std::layout_right>::value) {
+    out.ld = packed || out.cols <= 1 ? (out.rows > 1 ? out.rows : 1) : s1;
+  } else if (row_major) {
     out.row_major = true;
-    out.ld = out.cols > 1 ? out.cols : 1;
+    out.ld = packed || out.rows <= 1 ? (out.cols > 1 ? out.cols : 1) : s0;
   } else {
-    if (s0 == 1) {
-      out.row_major = false;
-      out.ld = out.cols > 1 ? s1 : (out.rows > 1 ? out.rows : 1);
-    } else if (s1 == 1) {
-      out.row_major = true;
-      out.ld = out.rows > 1 ? s0 : (out.cols > 1 ? out.cols : 1);
-    } else {
-      return fail(status::unsupported_layout, cudaSuccess,
-                  "%s has strides (%lld, %lld): one of them must be 1 for a BLAS leading dimension", name,
-                  (long long)s0, (long long)s1);
-    }
+    return fail(status::unsupported_layout, cudaSuccess,
+                "%s has strides (%lld, %lld): one of them must be 1 for a BLAS leading dimension", name,
+                (long long)s0, (long long)s1);
   }
   return status::success;
 }
@@ -113,14 +123,16 @@ status to_blas_call(const ViewA& a, const ViewB& b, const ViewC& c, blas_call& o
 
 }  // namespace detail
 
-/// C = alpha A B + beta C on rank-2 mdspan views of device memory (layout_left, layout_right or
-/// layout_stride with a unit stride). A transposed operand is simply a view with the other layout, e.g. a
-/// layout_right view of column-major data. Extents must agree: A is m x k, B is k x n, C is m x n.
+/// C = alpha A B + beta C on rank-2 mdspan views of device memory (cuda::std::mdspan or std::mdspan with
+/// layout_left, layout_right or layout_stride with a unit stride). A transposed operand is simply a view with the
+/// other layout, e.g. a layout_right view of column-major data. Extents must agree: A is m x k, B is k x n, C is
+/// m x n.
 ///
 /// \return as tgemm::gemm(); also invalid_extents or unsupported_layout for views that do not fit.
-template <class TA, class EA, class LA, class AA, class TB, class EB, class LB, class AB, class EC, class LC, class AC>
-status gemm(float alpha, cuda::std::mdspan<TA, EA, LA, AA> a, cuda::std::mdspan<TB, EB, LB, AB> b, float beta,
-            cuda::std::mdspan<float, EC, LC, AC> c, cudaStream_t stream = nullptr) {
+template <class ViewA, class ViewB, class ViewC,
+          class = std::enable_if_t<detail::is_matrix_view<ViewA>::value && detail::is_matrix_view<ViewB>::value &&
+                                   detail::is_matrix_view<ViewC>::value>>
+status gemm(float alpha, const ViewA& a, const ViewB& b, float beta, const ViewC& c, cudaStream_t stream = nullptr) {
   detail::blas_call call;
   if (status s = detail::to_blas_call(a, b, c, call); s != status::success) return s;
   return gemm(call.order, call.op_a, call.op_b, call.m, call.n, call.k, alpha, call.a, call.lda, call.b, call.ldb,

@@ -1,4 +1,4 @@
-/// \file seed_policies.cuh
+/// \file policy/seed.cuh
 /// \brief The tutorial's progression as policies: each rung adds one idea to the one before.
 ///
 /// They are ordinary policies: tgemm::launch<tgemm::seed::vectorized>(...) runs a rung on real data, the tests

@@ -1,70 +1,56 @@
-/// \file policy.cuh
+/// \file policy/policy.cuh
 /// \brief Policies: the compile-time numbers that shape a GEMM kernel, each constraint checked with a plain message.
 ///
 /// A policy is a type. `tgemm::policy<block_shape<...>, warp_shape<...>, thread_shape<...>, ...>` describes the
-/// tiled kernel used by every fast path; `tgemm::naive_policy` selects the one-thread-per-element kernel that
-/// the tutorial starts from. Kernels read the numbers as named constants (`Policy::block_m`, ...).
+/// SIMT tiled kernel used by every fast FP32 path; `tgemm::naive_policy` selects the one-thread-per-element kernel
+/// that the tutorial starts from. Every layer reads a policy through the same members: `mainloop_tag` (which
+/// mainloop runs, see policy/mainloop_tags.cuh), the element types (`element_a`, `element_b`, `element_c`,
+/// `scalar_type`, `accumulator_type`), the tile extents (`block_m`, ...), `threads`, `vector_width` and
+/// `shared_bytes`.
 #pragma once
 
 #include <string>
 #include <type_traits>
 
+#include "../numeric.cuh"
+#include "mainloop_tags.cuh"
+#include "shapes.cuh"
+
 namespace tgemm {
-
-/// Which kernel a policy drives.
-enum class algorithm {
-  naive,  ///< One thread per element of C, operands read straight from global memory.
-  tiled,  ///< Shared-memory block tiles, warp tiles and register tiles, with a k pipeline.
-};
-
-/// The tile of C one thread block computes, and the depth of one k step.
-template <int M, int N, int K>
-struct block_shape {
-  static constexpr int m = M;  ///< Rows of C per block.
-  static constexpr int n = N;  ///< Columns of C per block.
-  static constexpr int k = K;  ///< Depth of the k slice staged in shared memory per step.
-};
-
-/// The tile of C one warp computes.
-template <int M, int N>
-struct warp_shape {
-  static constexpr int m = M;  ///< Rows of C per warp.
-  static constexpr int n = N;  ///< Columns of C per warp.
-};
-
-/// The tile of C one thread accumulates in registers.
-template <int M, int N>
-struct thread_shape {
-  static constexpr int m = M;  ///< Rows of C per thread.
-  static constexpr int n = N;  ///< Columns of C per thread.
-};
 
 namespace detail {
 constexpr bool is_fragmentable(int x) { return x == 1 || x == 2 || x % 4 == 0; }
 constexpr int min_int(int a, int b) { return a < b ? a : b; }
 }  // namespace detail
 
-/// Number of float elements added to each shared-memory row: keeps 16-byte alignment and spreads the
-/// transposing stores of a k-contiguous operand over more banks.
-inline constexpr int shared_row_padding = 4;
-
-/// A tiled-kernel policy.
+/// A tiled SIMT policy (mainloop::simt_multistage<Stages>).
 ///
 /// \tparam Block        block_shape<m, n, k>: the C tile of a thread block and the k depth of one stage.
 /// \tparam Warp         warp_shape<m, n>: the C tile of one warp; a block holds (block/warp) warps.
 /// \tparam Thread       thread_shape<m, n>: the C tile each thread keeps in registers; a warp holds 32 threads.
-/// \tparam VectorWidth  floats per global load and per C store (1, 2 or 4); pointers and leading dimensions
+/// \tparam VectorWidth  elements per global load and per C store (1, 2 or 4); pointers and leading dimensions
 ///                      must be multiples of it (checked by can_implement()).
 /// \tparam Stages       shared-memory stages of the k pipeline: 1 loads then computes; 2 or more overlap the
 ///                      next loads (cp.async on sm_80 and newer) with the current FMAs.
 /// \tparam Unroll       unroll factor of the loop over one stage's k slice; must divide Block::k.
 /// \tparam Accumulator  float or double: the type the products are summed in.
 /// \tparam RasterGroup  block rows launched together so that neighbouring blocks share operand tiles in L2.
+/// \tparam Element      the element type of A, B and C (and of alpha and beta): float or double.
 template <class Block, class Warp, class Thread, int VectorWidth, int Stages, int Unroll = Block::k,
-          class Accumulator = float, int RasterGroup = 8>
+          class Accumulator = float, int RasterGroup = 8, class Element = float>
 struct policy {
-  /// Always algorithm::tiled: a policy<...> drives the tiled kernel.
-  static constexpr algorithm kind = algorithm::tiled;
+  /// The mainloop this policy drives: SIMT multiply-adds with a `Stages`-deep shared-memory pipeline.
+  using mainloop_tag = mainloop::simt_multistage<Stages>;
+  /// The element type of A.
+  using element_a = Element;
+  /// The element type of B.
+  using element_b = Element;
+  /// The element type of C.
+  using element_c = Element;
+  /// The type of alpha and beta.
+  using scalar_type = Element;
+  /// The type the products are summed in: float or double (Accumulator).
+  using accumulator_type = Accumulator;
 
   /// Rows of C per thread block (Block::m).
   static constexpr int block_m = Block::m;
@@ -80,7 +66,7 @@ struct policy {
   static constexpr int thread_m = Thread::m;
   /// Columns of C each thread accumulates in registers (Thread::n).
   static constexpr int thread_n = Thread::n;
-  /// Floats per global load and per C store (VectorWidth).
+  /// Elements per global load and per C store (VectorWidth).
   static constexpr int vector_width = VectorWidth;
   /// Shared-memory stages of the k pipeline (Stages).
   static constexpr int stages = Stages;
@@ -88,9 +74,9 @@ struct policy {
   static constexpr int unroll = Unroll;
   /// Block rows launched together so that neighbouring blocks share operand tiles in L2 (RasterGroup).
   static constexpr int raster_group = RasterGroup;
-  /// The type the products are summed in: float or double (Accumulator).
-  using accumulator_type = Accumulator;
 
+  static_assert(std::is_same<Element, float>::value || std::is_same<Element, double>::value,
+                "the SIMT mainloop multiplies float or double elements");
   static_assert(block_m > 0 && block_n > 0 && block_k > 0, "block_shape: every extent must be positive");
   static_assert(warp_m > 0 && warp_n > 0, "warp_shape: every extent must be positive");
   static_assert(thread_m > 0 && thread_n > 0, "thread_shape: every extent must be positive");
@@ -118,13 +104,17 @@ struct policy {
 
   static_assert(detail::is_fragmentable(thread_m), "thread_shape::m must be 1, 2 or a multiple of 4");
   static_assert(detail::is_fragmentable(thread_n), "thread_shape::n must be 1, 2 or a multiple of 4");
-  /// A thread's rows (columns) come in fragments of up to 4 contiguous elements, read from shared memory as
-  /// one vector; fragments of one thread are a warp-slab apart so that a warp's reads are conflict-free.
-  static constexpr int fragment_m = detail::min_int(thread_m, 4);
-  /// Columns per fragment of a thread's register tile: min(thread_n, 4), laid out as fragment_m is for rows.
-  static constexpr int fragment_n = detail::min_int(thread_n, 4);
+  /// A thread's rows (columns) come in fragments of up to 16 bytes of contiguous elements (4 floats), read from
+  /// shared memory as one vector; fragments of one thread are a warp-slab apart so that a warp's reads are
+  /// conflict-free.
+  static constexpr int fragment_m = detail::min_int(thread_m, 16 / int(sizeof(Element)));
+  /// Columns per fragment of a thread's register tile, laid out as fragment_m is for rows.
+  static constexpr int fragment_n = detail::min_int(thread_n, 16 / int(sizeof(Element)));
+  /// Elements per store of C: runs of a thread's rows, as wide as both the vector width and a fragment allow.
+  static constexpr int store_width = detail::min_int(vector_width, fragment_m);
 
   static_assert(vector_width == 1 || vector_width == 2 || vector_width == 4, "vector_width must be 1, 2 or 4");
+  static_assert(vector_width * sizeof(Element) <= 16, "a vector of vector_width elements must fit in 16 bytes");
   static_assert(block_m % vector_width == 0 && block_n % vector_width == 0 && block_k % vector_width == 0,
                 "every block_shape extent must be a multiple of vector_width");
   static_assert((block_m * block_k) % (threads * vector_width) == 0,
@@ -136,33 +126,50 @@ struct policy {
   static_assert(unroll >= 1 && block_k % unroll == 0, "unroll must be positive and divide block_shape::k");
   static_assert(std::is_same<Accumulator, float>::value || std::is_same<Accumulator, double>::value,
                 "accumulator_type must be float or double");
+  static_assert(sizeof(Accumulator) >= sizeof(Element), "the accumulator must be at least as wide as the elements");
   static_assert(raster_group >= 1, "raster_group must be positive");
 
+  /// Elements added to each shared-memory row: 16 bytes, which keeps rows 16-byte aligned and spreads the
+  /// transposing stores of a k-contiguous operand over more banks.
+  static constexpr int shared_padding = 16 / int(sizeof(Element));
   /// Shared memory one block needs: every stage holds an A slice and a B slice, rows padded.
   static constexpr int shared_bytes =
-      stages * block_k * ((block_m + shared_row_padding) + (block_n + shared_row_padding)) * int(sizeof(float));
+      stages * block_k * ((block_m + shared_padding) + (block_n + shared_padding)) * int(sizeof(Element));
   static_assert(shared_bytes <= 227 * 1024, "the policy needs more shared memory than any GPU gives a block (227 KiB)");
 
-  /// A readable name such as "tiled_b128x128x8_w32x64_t8x8_v4_s2_u8_f32".
+  /// A readable name such as "tiled_b128x128x8_w32x64_t8x8_v4_s2_u8_f32" (float elements; others are named
+  /// after "tiled", e.g. "tiled_f64_b...").
   static std::string name() {
-    return "tiled_b" + std::to_string(block_m) + "x" + std::to_string(block_n) + "x" + std::to_string(block_k) +
-           "_w" + std::to_string(warp_m) + "x" + std::to_string(warp_n) + "_t" + std::to_string(thread_m) + "x" +
-           std::to_string(thread_n) + "_v" + std::to_string(vector_width) + "_s" + std::to_string(stages) + "_u" +
-           std::to_string(unroll) + (std::is_same<Accumulator, double>::value ? "_f64" : "_f32");
+    const std::string elements = std::is_same<Element, float>::value ? "" : std::string("_") + element_traits<Element>::tag;
+    return "tiled" + elements + "_b" + std::to_string(block_m) + "x" + std::to_string(block_n) + "x" +
+           std::to_string(block_k) + "_w" + std::to_string(warp_m) + "x" + std::to_string(warp_n) + "_t" +
+           std::to_string(thread_m) + "x" + std::to_string(thread_n) + "_v" + std::to_string(vector_width) + "_s" +
+           std::to_string(stages) + "_u" + std::to_string(unroll) + "_" + element_traits<Accumulator>::tag;
   }
 };
 
-/// The first rung of the tutorial: one thread per element of C, a 16 x 16 thread block, no reuse.
+/// The first rung of the tutorial: one thread per element of C, a 16 x 16 tile of C per block, no reuse.
 struct naive_policy {
-  /// Always algorithm::naive: this policy drives the one-thread-per-element kernel.
-  static constexpr algorithm kind = algorithm::naive;
-  static constexpr int block_m = 16;  ///< Rows of C per block (threadIdx.x runs down a column of C).
-  static constexpr int block_n = 16;  ///< Columns of C per block.
-  /// Threads per block, one per element of the block's tile (a 16 x 16 block).
-  static constexpr int threads = block_m * block_n;
-  static constexpr int vector_width = 1;  ///< Scalar loads: any alignment works.
+  /// The one-thread-per-element mainloop.
+  using mainloop_tag = mainloop::naive;
+  /// The element type of A.
+  using element_a = float;
+  /// The element type of B.
+  using element_b = float;
+  /// The element type of C.
+  using element_c = float;
+  /// The type of alpha and beta.
+  using scalar_type = float;
   /// The naive kernel sums in float.
   using accumulator_type = float;
+  static constexpr int block_m = 16;  ///< Rows of C per block (consecutive threads run down a column of C).
+  static constexpr int block_n = 16;  ///< Columns of C per block.
+  /// Threads per block, one per element of the block's tile.
+  static constexpr int threads = block_m * block_n;
+  static constexpr int vector_width = 1;  ///< Scalar loads: any alignment works.
+  static constexpr int store_width = 1;   ///< Scalar stores.
+  static constexpr int raster_group = 8;  ///< Block rows launched together (see policy::raster_group).
+  static constexpr int shared_bytes = 0;  ///< Operands are read from global memory: no shared memory.
   /// The policy's name, "naive".
   static std::string name() { return "naive"; }
 };

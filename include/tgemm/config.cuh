@@ -1,0 +1,41 @@
+/// \file config.cuh
+/// \brief Build modes: header-only (the default) or compiled, where one source instantiates the dispatcher.
+///
+/// - Header-only: every translation unit that includes <tgemm/gemm.cuh> compiles the kernels of tgemm::gemm().
+/// - Compiled: define TGEMM_COMPILED in every translation unit (the CMake target tgemm::compiled does this for
+///   whatever links it) and compile one source with TGEMM_COMPILED_IMPLEMENTATION defined before including
+///   <tgemm/gemm.cuh> (cmake/tgemm_compiled.cu is that source). Other translation units then see declarations
+///   of gemm() and compile none of its kernels. launch<Policy>() and device::gemm<Policy>() stay templates in
+///   both modes: they compile where they are used.
+///
+/// The dispatcher lives in a mode-specific inline namespace, so a program may link translation units of both
+/// modes without the two definitions colliding.
+#pragma once
+
+#if defined(TGEMM_COMPILED_IMPLEMENTATION) && !defined(TGEMM_COMPILED)
+#define TGEMM_COMPILED 1
+#endif
+
+#if defined(TGEMM_COMPILED)
+/// Opens the namespace of the compiled dispatcher.
+#define TGEMM_BEGIN_DISPATCH_NAMESPACE inline namespace compiled {
+#else
+/// Opens the namespace of the header-only dispatcher.
+#define TGEMM_BEGIN_DISPATCH_NAMESPACE inline namespace header_only {
+#endif
+/// Closes TGEMM_BEGIN_DISPATCH_NAMESPACE.
+#define TGEMM_END_DISPATCH_NAMESPACE }
+
+/// 1 where this translation unit defines the dispatcher (header-only mode, or the compiled mode's one source).
+#if !defined(TGEMM_COMPILED) || defined(TGEMM_COMPILED_IMPLEMENTATION)
+#define TGEMM_DEFINES_DISPATCHER 1
+#else
+#define TGEMM_DEFINES_DISPATCHER 0
+#endif
+
+/// How the dispatcher's functions are declared: inline in header-only mode, with external linkage in compiled mode.
+#if defined(TGEMM_COMPILED)
+#define TGEMM_DISPATCH_API
+#else
+#define TGEMM_DISPATCH_API inline
+#endif

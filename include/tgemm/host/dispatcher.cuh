@@ -1,0 +1,250 @@
+/// \file host/dispatcher.cuh
+/// \brief The definitions behind tgemm::gemm(): the table of tuned kernels, the device facts they need, and the
+/// plan-then-execute path. Included where the dispatcher is defined (see config.cuh): in header-only mode by every
+/// translation unit, in compiled mode by the one source that instantiates the kernels.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <mutex>
+#include <type_traits>
+
+#include "../arch/probe.cuh"
+#include "../config.cuh"
+#include "../kernel/gemm_kernel.cuh"
+#include "../tuning/selector.cuh"
+#include "arguments.cuh"
+#include "device_facts.cuh"
+#include "device_scope.cuh"
+#include "execute.cuh"
+#include "gemm.cuh"
+#include "launcher.cuh"
+#include "plan.cuh"
+#include "plan_print.cuh"
+#include "workspace.cuh"
+
+namespace tgemm::detail {
+TGEMM_BEGIN_DISPATCH_NAMESPACE
+
+/// The gemm kernels of one tuning table, by (slot, op pair, padded loads): what tgemm::gemm() launches. Every
+/// kernel the planner may choose is instantiated here, and only those (general reads op(A) along m, general_tn
+/// and general_tt along k; only general has a padded variant).
+template <class Table>
+struct tuned_kernels {
+  /// A kernel's policy source.
+  template <tuning::slot Slot>
+  using source = kernel::tuned_policy<Table, Slot>;
+  /// The GEMM's element types.
+  using types = types_of<kernel::host_policy<source<tuning::slot::general>>>;
+  /// The common type of the table's kernels.
+  using kernel_type = void (*)(const device::basic_problem<typename types::element_a, typename types::element_b>,
+                               const device::basic_linear_combination<typename types::element_c,
+                                                                      typename types::scalar_type>,
+                               const kernel::tile_grid, const kernel::split_k<typename types::element_c>,
+                               const kernel::readable_extent);
+
+  /// True for the (slot, op pair, padded) combinations the planner can choose.
+  template <tuning::slot Slot, op OpA, op OpB, bool Padded>
+  static constexpr bool exists() {
+    if (Padded && Slot != tuning::slot::general) return false;
+    if (Slot == tuning::slot::general) return OpA == op::none;
+    if (Slot == tuning::slot::general_tn) return OpA == op::transpose && OpB == op::none;
+    if (Slot == tuning::slot::general_tt) return OpA == op::transpose && OpB == op::transpose;
+    return true;
+  }
+
+  /// Calls f(kernel, slot, op_a, op_b, padded) for every kernel of the table.
+  template <class F>
+  static void for_each(F&& f) {
+    tuning::for_each_slot([&](auto slot) {
+      constexpr tuning::slot s = decltype(slot)::value;
+      for_each_op_pair([&](auto a, auto b) {
+        constexpr op op_a = decltype(a)::value, op_b = decltype(b)::value;
+        if constexpr (exists<s, op_a, op_b, false>()) f(kernel_type(&kernel::gemm_kernel<source<s>, op_a, op_b, false>), s, op_a, op_b, false);
+        if constexpr (exists<s, op_a, op_b, true>()) f(kernel_type(&kernel::gemm_kernel<source<s>, op_a, op_b, true>), s, op_a, op_b, true);
+      });
+    });
+  }
+
+  /// The kernel for a step of a plan, or nullptr when the table has none.
+  static kernel_type find(tuning::slot s, op op_a, op op_b, bool padded) {
+    kernel_type found = nullptr;
+    for_each([&](kernel_type k, tuning::slot ks, op ka, op kb, bool kp) {
+      if (ks == s && ka == op_a && kb == op_b && kp == padded) found = k;
+    });
+    return found;
+  }
+
+  op op_a;  ///< The plan's op(A) for its gemm steps.
+  op op_b;  ///< The plan's op(B).
+
+  /// Nothing to do: read_facts() made every kernel of the table ready on the device.
+  status prepare(const plan_step&, int) const { return status::success; }
+
+  /// Launches a gemm step of a plan.
+  status launch(const plan_step& s, const gemm_launch<types>& g, cudaStream_t stream, int device) const {
+    const kernel_type k = find(s.slot, op_a, op_b, s.padded);
+    if (k == nullptr) {
+      return fail(status::cuda_error, cudaErrorInvalidDeviceFunction,
+                  "internal error: the plan asks for a %s kernel for ops %s%s%s, which tgemm does not build",
+                  tuning::to_string(s.slot), op_letter(op_a), op_letter(op_b), s.padded ? " with padded loads" : "");
+    }
+    return launch_kernel(k, g.grid, dim3(unsigned(s.threads)), s.shared_bytes, stream, device,
+                         "launching a tgemm::gemm() kernel", g.problem, g.output, g.tiles, g.split, g.readable);
+  }
+
+  /// Reads the facts of `device` (current): the PTX version this build runs there (from a probe kernel compiled
+  /// beside the table's kernels), its multiprocessors, and for every kernel of the table its readiness (image
+  /// present, shared-memory limit raised) and how many of its blocks one multiprocessor holds. Loads every
+  /// kernel, so a later launch cannot fail for lack of its code. Runs in relaxed capture mode: the first call of
+  /// a process may be inside a stream capture.
+  static status read_facts(int device, device_facts& facts, tuning::tuning_values& values) {
+    relaxed_capture_scope relaxed;
+    facts = device_facts{};
+    facts.device = device;
+    if (status s = check_memory_for_loading(device, "tgemm::gemm()'s kernels"); s != status::success) return s;
+    cudaFuncAttributes attributes{};
+    cudaError_t error = cudaFuncGetAttributes(&attributes, kernel::arch_probe<0>);
+    if (error != cudaSuccess) return fail_cuda(error, device, "reading the arch probe's attributes");
+    facts.arch = attributes.ptxVersion * 10;
+    error = cudaDeviceGetAttribute(&facts.multiprocessors, cudaDevAttrMultiProcessorCount, device);
+    if (error != cudaSuccess) return fail_cuda(error, device, "reading the multiprocessor count");
+    values = tuning::values_for<Table>(facts.arch);
+    status result = status::success;
+    for_each([&](kernel_type k, tuning::slot s, op a, op b, bool padded) {
+      if (result != status::success) return;
+      const tuning::policy_numbers& policy = values[s];
+      char what[160];
+      std::snprintf(what, sizeof what, "preparing the %s kernel (policy %s)", tuning::to_string(s), policy.name().c_str());
+      result = prepare_kernel(k, device, policy.shared_bytes, what);
+      if (result != status::success || padded) return;  // a padded kernel has its plain twin's occupancy
+      int blocks = 0;
+      const cudaError_t e =
+          cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k, policy.threads, size_t(policy.shared_bytes));
+      if (e != cudaSuccess) {
+        result = fail_cuda(e, device, what);
+        return;
+      }
+      facts.resident_blocks[op_pair_index(a, b)][int(s)] = blocks > 0 ? blocks : 1;
+    });
+    return result;
+  }
+
+  /// read_facts(), once per device (below cached_devices; others are read on every call).
+  static status facts_for(int device, device_facts& facts, tuning::tuning_values& values) {
+    static std::mutex mutex;
+    static device_facts known[cached_devices];
+    static tuning::tuning_values known_values[cached_devices];
+    static bool ready[cached_devices] = {};
+    if (device < 0 || device >= cached_devices) return read_facts(device, facts, values);
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!ready[device]) {
+      if (status s = read_facts(device, known[device], known_values[device]); s != status::success) return s;
+      ready[device] = true;
+    }
+    facts = known[device];
+    values = known_values[device];
+    return status::success;
+  }
+
+ private:
+  template <class F>
+  static void for_each_op_pair(F&& f) {
+    using none = std::integral_constant<op, op::none>;
+    using transpose = std::integral_constant<op, op::transpose>;
+    f(none{}, none{});
+    f(none{}, transpose{});
+    f(transpose{}, none{});
+    f(transpose{}, transpose{});
+  }
+};
+
+/// tgemm::gemm() for a validated call: on the stream's device, plan with its facts, then (unless only the
+/// workspace size is asked for) execute with the caller's workspace or one allocated for the call.
+template <class Types>
+status dispatch(const canonical_call<Types>& call, cudaStream_t stream, const workspace* given, size_t* size_only) {
+  if (size_only != nullptr) *size_only = 0;
+  if (call.empty) return status::success;
+  device_scope scope(stream);
+  if (scope.state() != status::success) return scope.state();
+  const int device = scope.device();
+  using kernels = tuned_kernels<typename tuning::default_table<typename Types::element_c>::type>;
+  static_assert(std::is_same<typename kernels::types, Types>::value, "the tuning table serves other element types");
+  plan p;
+  tuning::tuning_values values;
+  if (call.reads_operands) {
+    device_facts facts;
+    if (status s = kernels::facts_for(device, facts, values); s != status::success) return s;
+    if (status s = make_plan(call, facts, values, p); s != status::success) return s;
+  } else {
+    if (status s = plan_fixed(call, tuning::policy_numbers{}, p); s != status::success) return s;
+  }
+  if (print_plans_requested()) {
+    std::fputs(describe(p, call.reads_operands ? &values : nullptr, element_traits<typename Types::element_c>::name,
+                        call.problem.m, call.problem.n, call.problem.k)
+                   .c_str(),
+               stderr);
+  }
+  if (size_only != nullptr) {
+    *size_only = p.workspace_bytes;
+    return status::success;
+  }
+  call_workspace scratch;
+  const status got = given != nullptr ? scratch.use(*given, p.workspace_bytes)
+                                      : scratch.allocate(p.workspace_bytes, device, stream);
+  if (got != status::success) return got;
+  if (plan_record& record = plan_recorder(); record.enabled) record.last = p, ++record.calls;
+  return execute(p, call, scratch.data(), stream, device, kernels{p.op_a, p.op_b});
+}
+
+TGEMM_DISPATCH_API status dispatcher_facts(int device, device_facts& facts) {
+  tuning::tuning_values values;
+  return tuned_kernels<tuning::default_table<float>::type>::facts_for(device, facts, values);
+}
+
+TGEMM_END_DISPATCH_NAMESPACE
+}  // namespace tgemm::detail
+
+namespace tgemm {
+TGEMM_BEGIN_DISPATCH_NAMESPACE
+
+TGEMM_DISPATCH_API status gemm(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, float alpha,
+                               const float* A, int64_t lda, const float* B, int64_t ldb, float beta, float* C,
+                               int64_t ldc, cudaStream_t stream) {
+  detail::canonical_call<detail::gemm_types<float>> call;
+  if (status s = detail::check_arguments(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, call);
+      s != status::success) {
+    return s;
+  }
+  if (status s = detail::check_alignment(call, 1, "tgemm::gemm"); s != status::success) return s;
+  return detail::dispatch(call, stream, nullptr, nullptr);
+}
+
+TGEMM_DISPATCH_API status gemm(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, float alpha,
+                               const float* A, int64_t lda, const float* B, int64_t ldb, float beta, float* C,
+                               int64_t ldc, cudaStream_t stream, workspace ws) {
+  detail::canonical_call<detail::gemm_types<float>> call;
+  if (status s = detail::check_arguments(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, call);
+      s != status::success) {
+    return s;
+  }
+  if (status s = detail::check_alignment(call, 1, "tgemm::gemm"); s != status::success) return s;
+  return detail::dispatch(call, stream, &ws, nullptr);
+}
+
+TGEMM_DISPATCH_API status gemm_workspace_size(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k,
+                                              float alpha, const float* A, int64_t lda, const float* B, int64_t ldb,
+                                              float beta, float* C, int64_t ldc, size_t& bytes, cudaStream_t stream) {
+  bytes = 0;
+  detail::canonical_call<detail::gemm_types<float>> call;
+  if (status s = detail::check_arguments(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, call);
+      s != status::success) {
+    return s;
+  }
+  if (status s = detail::check_alignment(call, 1, "tgemm::gemm"); s != status::success) return s;
+  return detail::dispatch(call, stream, nullptr, &bytes);
+}
+
+TGEMM_END_DISPATCH_NAMESPACE
+}  // namespace tgemm

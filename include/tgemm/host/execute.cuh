@@ -1,0 +1,143 @@
+/// \file host/execute.cuh
+/// \brief Running a plan: every kernel made ready first, then the steps launched in order on the stream.
+///
+/// The executor serves tgemm::gemm() and tgemm::launch<Policy>() alike; what differs is where the gemm steps'
+/// kernels come from (the `Kernels` argument: the dispatcher's table of tuned kernels, or the caller's policy).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "../kernel/pack_operand.cuh"
+#include "../kernel/reduce_split_k.cuh"
+#include "../kernel/scale_c.cuh"
+#include "../kernel/tile_scheduler.cuh"
+#include "../status.cuh"
+#include "arguments.cuh"
+#include "launcher.cuh"
+#include "plan.cuh"
+
+namespace tgemm::detail {
+
+/// The arguments of one gemm step's kernel, resolved against the call and the workspace.
+template <class Types>
+struct gemm_launch {
+  device::basic_problem<typename Types::element_a, typename Types::element_b> problem;  ///< The step's operands.
+  device::basic_linear_combination<typename Types::element_c, typename Types::scalar_type> output;  ///< Its output.
+  kernel::tile_grid tiles;                                 ///< Its block tiles.
+  kernel::split_k<typename Types::element_c> split;        ///< Its split of k.
+  kernel::readable_extent readable;                        ///< What a padded kernel may read.
+  dim3 grid;                                               ///< Its grid.
+};
+
+/// The helper kernels of a plan (pack, reduce, scale) for one set of element types.
+template <class Types>
+struct helper_kernels {
+  using A = typename Types::element_a;
+  using B = typename Types::element_b;
+  using C = typename Types::element_c;
+  using S = typename Types::scalar_type;
+  static constexpr auto pack_a_along_k = &kernel::pack_operand<A, true>;
+  static constexpr auto pack_a_along_mn = &kernel::pack_operand<A, false>;
+  static constexpr auto pack_b_along_k = &kernel::pack_operand<B, true>;
+  static constexpr auto pack_b_along_mn = &kernel::pack_operand<B, false>;
+  static constexpr auto reduce = &kernel::reduce_split_k<C, S>;
+  static constexpr auto scale = &kernel::scale_c<C, S>;
+
+  /// Makes the helper kernel of a step ready on the device.
+  static status prepare(const plan_step& s, int device) {
+    switch (s.kind) {
+      case step_kind::pack_a:
+        return s.contiguous_k ? prepare_kernel_once<pack_a_along_k>(device, 0, "the operand-packing kernel")
+                              : prepare_kernel_once<pack_a_along_mn>(device, 0, "the operand-packing kernel");
+      case step_kind::pack_b:
+        return s.contiguous_k ? prepare_kernel_once<pack_b_along_k>(device, 0, "the operand-packing kernel")
+                              : prepare_kernel_once<pack_b_along_mn>(device, 0, "the operand-packing kernel");
+      case step_kind::reduce: return prepare_kernel_once<reduce>(device, 0, "the split-K reduction kernel");
+      case step_kind::scale: return prepare_kernel_once<scale>(device, 0, "the C = beta C kernel");
+      case step_kind::gemm: break;
+    }
+    return status::success;
+  }
+};
+
+/// Runs `p` for `call` on `stream` (of `device`), with `workspace` holding at least p.workspace_bytes. Every
+/// kernel is made ready before the first launch, so a kernel the build lacks, or one that cannot be loaded,
+/// fails the call before anything is enqueued. Kernels::prepare(step, device) and Kernels::launch(step,
+/// gemm_launch, stream, device) provide the gemm steps' kernels.
+template <class Types, class Kernels>
+status execute(const plan& p, const canonical_call<Types>& call, std::byte* workspace, cudaStream_t stream, int device,
+               const Kernels& kernels) {
+  using A = typename Types::element_a;
+  using B = typename Types::element_b;
+  using C = typename Types::element_c;
+  using helpers = helper_kernels<Types>;
+  for (int i = 0; i < p.step_count; ++i) {
+    const plan_step& s = p.steps[i];
+    const status ready = s.kind == step_kind::gemm ? kernels.prepare(s, device) : helpers::prepare(s, device);
+    if (ready != status::success) return ready;
+  }
+  const A* a = p.a.packed ? reinterpret_cast<const A*>(workspace + p.a.offset) : call.problem.a;
+  const B* b = p.b.packed ? reinterpret_cast<const B*>(workspace + p.b.offset) : call.problem.b;
+  for (int i = 0; i < p.step_count; ++i) {
+    const plan_step& s = p.steps[i];
+    status launched = status::success;
+    switch (s.kind) {
+      case step_kind::pack_a:
+      case step_kind::pack_b: {
+        const bool is_a = s.kind == step_kind::pack_a;
+        const dim3 grid(unsigned(s.grid_x), unsigned(s.grid_y)), block(kernel::pack_tile, kernel::pack_rows);
+        if (is_a) {
+          launched = launch_kernel(s.contiguous_k ? helpers::pack_a_along_k : helpers::pack_a_along_mn, grid, block, 0,
+                                   stream, device, "launching the operand-packing kernel", call.problem.a,
+                                   call.problem.lda, s.extent_mn, s.extent_k, reinterpret_cast<A*>(workspace + s.offset),
+                                   s.ld_packed);
+        } else {
+          launched = launch_kernel(s.contiguous_k ? helpers::pack_b_along_k : helpers::pack_b_along_mn, grid, block, 0,
+                                   stream, device, "launching the operand-packing kernel", call.problem.b,
+                                   call.problem.ldb, s.extent_mn, s.extent_k, reinterpret_cast<B*>(workspace + s.offset),
+                                   s.ld_packed);
+        }
+        break;
+      }
+      case step_kind::gemm: {
+        gemm_launch<Types> g;
+        const int64_t lda = p.a.ld, ldb = p.b.ld;
+        g.problem = {s.rows, s.cols, call.problem.k, a + (p.op_a == op::none ? s.row : s.row * lda), lda,
+                     b + (p.op_b == op::none ? s.col * ldb : s.col), ldb};
+        C* const out = s.to_workspace ? reinterpret_cast<C*>(workspace + s.offset) : nullptr;
+        if (s.to_workspace) {
+          g.output = {1, 0, out, s.ld_out};
+        } else {
+          g.output = {call.update.alpha, call.update.beta, call.update.c + s.row + s.col * call.update.ldc,
+                      call.update.ldc};
+        }
+        g.tiles = {s.tiles_m, s.tiles_n};
+        if (s.slices > 1) g.split = {s.slices, s.k_per_slice, out, s.ld_out};
+        g.readable = {s.readable_m, s.readable_n};
+        g.grid = kernel::grid_for(s.tiles_m * s.tiles_n);
+        g.grid.z = unsigned(s.slices);
+        launched = kernels.launch(s, g, stream, device);
+        break;
+      }
+      case step_kind::reduce:
+        launched = launch_kernel(helpers::reduce, dim3(unsigned(s.grid_x)), dim3(kernel::reduce_threads), 0, stream,
+                                 device, "launching the split-K reduction kernel",
+                                 reinterpret_cast<const C*>(workspace + s.offset), s.ld_out, s.slice_stride,
+                                 int(s.slices), s.rows, s.cols, call.update.alpha, call.update.beta,
+                                 call.update.c + s.row + s.col * call.update.ldc, call.update.ldc);
+        break;
+      case step_kind::scale:
+        launched = launch_kernel(helpers::scale, dim3(unsigned(s.grid_x), unsigned(s.grid_y)),
+                                 dim3(kernel::scale_threads), 0, stream, device, "launching the C = beta C kernel",
+                                 call.update.c, call.update.ldc, s.rows, s.cols, call.update.beta);
+        break;
+    }
+    if (launched != status::success) return launched;
+  }
+  return status::success;
+}
+
+}  // namespace tgemm::detail

@@ -1,0 +1,485 @@
+/// \file host/plan.cuh
+/// \brief The plan of a call: a pure function from (arguments, device facts, tuning) to the kernels to launch, their
+/// grids, the operand copies, split-K and staging, and the workspace they need. It launches and allocates nothing.
+///
+/// tgemm::gemm() plans, then executes (host/execute.cuh); tgemm::launch<Policy>() makes a one-step plan with
+/// plan_fixed(). Host tests build plans from hand-written device facts, without a GPU (test/host/plan_test.cu).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "../kernel/pack_operand.cuh"
+#include "../kernel/reduce_split_k.cuh"
+#include "../kernel/scale_c.cuh"
+#include "../kernel/tile_scheduler.cuh"
+#include "../status.cuh"
+#include "../tuning/selector.cuh"
+#include "../types.cuh"
+#include "arguments.cuh"
+#include "device_facts.cuh"
+
+namespace tgemm::detail {
+
+/// What a plan step does.
+enum class step_kind : uint8_t {
+  pack_a,  ///< Copy op(A) into an aligned, zero-padded workspace region (kernel::pack_operand).
+  pack_b,  ///< Copy op(B) likewise.
+  gemm,    ///< The GEMM kernel on a block of C (to C, or to workspace: split-K partials or a staged product).
+  reduce,  ///< Sum a gemm step's partials (or copy its staged product) into C with alpha and beta.
+  scale,   ///< C = beta C (k == 0 or alpha == 0).
+};
+
+/// Where the gemm steps read an operand: the caller's matrix, or its repacked copy in the workspace.
+struct operand_source {
+  bool packed = false;   ///< Read from the workspace copy made by a pack step.
+  size_t offset = 0;     ///< Byte offset of the copy in the workspace.
+  int64_t ld = 0;        ///< Leading dimension (the copy's, or the caller's).
+  op operation = op::none;  ///< How the gemm kernels read it (a copy is always op::none for A, transpose for B).
+  int64_t readable = 0;  ///< Rows of op(A) (columns of op(B)) the loads may read: the copy's padded extent, or 0.
+};
+
+/// One step of a plan. Fields that do not apply to a step's kind are zero.
+struct plan_step {
+  step_kind kind = step_kind::gemm;  ///< What the step does.
+  // The block of C (and of op(A)'s rows, op(B)'s columns) a gemm, reduce or scale step covers.
+  int64_t row = 0;   ///< First row.
+  int64_t col = 0;   ///< First column.
+  int64_t rows = 0;  ///< Rows computed (a staged gemm may compute its padded tiles past the rows of C).
+  int64_t cols = 0;  ///< Columns computed.
+  // gemm
+  tuning::slot slot = tuning::slot::general;  ///< The tuning slot of the kernel (unused by fixed plans).
+  bool padded = false;      ///< The kernel's loads may read up to readable_m x readable_n (padded copies).
+  int64_t readable_m = 0;   ///< Rows of op(A) the padded kernel may read.
+  int64_t readable_n = 0;   ///< Columns of op(B) the padded kernel may read.
+  int threads = 0;          ///< Threads per block.
+  int shared_bytes = 0;     ///< Dynamic shared memory per block.
+  int64_t tiles_m = 0;      ///< Block tiles along m.
+  int64_t tiles_n = 0;      ///< Block tiles along n.
+  int64_t slices = 1;       ///< Split-K slices (gridDim.z); also the slices a reduce step sums.
+  int64_t k_per_slice = 0;  ///< k per slice when slices > 1.
+  bool to_workspace = false;  ///< The gemm writes alpha = 1, beta = 0 products to the workspace at `offset`.
+  int64_t ld_out = 0;       ///< Leading dimension of the workspace product (and of the partials a reduce reads).
+  int64_t slice_stride = 0; ///< Elements between consecutive slices' partials.
+  size_t offset = 0;        ///< Byte offset in the workspace: a pack's copy, a gemm's output, a reduce's input.
+  // pack
+  int64_t extent_mn = 0;    ///< Rows of op(A) (columns of op(B)) to copy.
+  int64_t extent_k = 0;     ///< k to copy.
+  int64_t ld_packed = 0;    ///< Leading dimension of the copy (its padded extent along mn).
+  bool contiguous_k = false;  ///< The source is contiguous along k (it is transposed on the way).
+  // launch geometry of the pack, reduce and scale kernels
+  int64_t grid_x = 0;  ///< Blocks along x.
+  int64_t grid_y = 1;  ///< Blocks along y.
+};
+
+/// A plan: the steps of one call, in launch order, and the workspace they share.
+struct plan {
+  /// The most steps a plan has: two packs, and three gemm steps each followed by a reduce.
+  static constexpr int max_steps = 8;
+
+  int arch = 0;              ///< The tuning entry's arch (0 for fixed plans).
+  int multiprocessors = 0;   ///< From the device facts.
+  op op_a = op::none;        ///< How the gemm kernels read A (after repacking).
+  op op_b = op::none;        ///< How the gemm kernels read B (after repacking).
+  operand_source a;          ///< Where the gemm steps read A.
+  operand_source b;          ///< Where the gemm steps read B.
+  size_t workspace_bytes = 0;  ///< Bytes of workspace the steps need, all regions together.
+  int step_count = 0;        ///< Steps used.
+  plan_step steps[max_steps];  ///< The steps, in launch order.
+
+  // What the plan does, for tests and for TGEMM_PRINT_PLAN.
+  bool repacked_a = false;   ///< A is copied (misaligned, or read along k in a large problem).
+  bool repacked_b = false;   ///< B is copied.
+  bool peeled = false;       ///< Ragged edges of a large problem run as strips of their own.
+  bool staged_c = false;     ///< A product is computed in aligned workspace and copied to a misaligned C.
+  bool split_k = false;      ///< Some gemm step splits k.
+  bool unaligned = false;    ///< Misaligned operands are read with scalar loads (small problems).
+
+  /// The gemm steps' slots, in order (for tests: "general, tiny_m, tiny_n" of a peeled plan).
+  int gemm_count() const {
+    int count = 0;
+    for (int i = 0; i < step_count; ++i) count += steps[i].kind == step_kind::gemm;
+    return count;
+  }
+};
+
+/// Bytes every workspace region is aligned to.
+inline constexpr size_t workspace_alignment = 256;
+
+inline int64_t round_up(int64_t x, int64_t multiple) { return (x + multiple - 1) / multiple * multiple; }
+inline size_t round_up_bytes(size_t x) { return (x + workspace_alignment - 1) / workspace_alignment * workspace_alignment; }
+
+/// Fails with invalid_dimension: a grid of tiles_m x tiles_n blocks does not fit in one launch.
+inline status fail_too_many_tiles(int64_t tiles_m, int64_t tiles_n) {
+  if (tiles_m > 0 && tiles_n > INT64_MAX / tiles_m) {
+    return fail(status::invalid_dimension, cudaSuccess,
+                "the problem needs %lld x %lld thread blocks, more than one grid can hold", (long long)tiles_m,
+                (long long)tiles_n);
+  }
+  return fail(status::invalid_dimension, cudaSuccess,
+              "the problem needs %lld thread blocks, more than one grid can hold", (long long)(tiles_m * tiles_n));
+}
+
+/// The tiles of a policy on an extent pair, or invalid_dimension when their grid does not fit in a launch.
+inline status tile_counts(const tuning::policy_numbers& policy, int64_t rows, int64_t cols, int64_t& tiles_m,
+                          int64_t& tiles_n) {
+  tiles_m = kernel::tiles_for(rows, policy.block_m);
+  tiles_n = kernel::tiles_for(cols, policy.block_n);
+  if ((tiles_m > 0 && tiles_n > INT64_MAX / tiles_m) || !kernel::grid_fits(tiles_m * tiles_n)) {
+    return fail_too_many_tiles(tiles_m, tiles_n);
+  }
+  return status::success;
+}
+
+/// The C = beta C step (nothing at all when beta == 1).
+template <class Types>
+void plan_scale(const canonical_call<Types>& call, plan& out) {
+  if (call.update.beta == typename Types::scalar_type(1)) return;
+  plan_step& s = out.steps[out.step_count++];
+  s.kind = step_kind::scale;
+  s.rows = call.problem.m;
+  s.cols = call.problem.n;
+  s.grid_x = std::min<int64_t>(kernel::tiles_for(s.rows, kernel::scale_threads), 1024);
+  s.grid_y = std::min<int64_t>(s.cols, kernel::max_grid_y);
+}
+
+/// Starts every plan: the call's operands read as given, and the whole plan when there is no product to compute
+/// (m or n is 0: nothing; k == 0 or alpha == 0: C = beta C). Returns true when the product still needs planning.
+template <class Types>
+bool start_plan(const canonical_call<Types>& call, plan& out) {
+  out = plan{};
+  out.op_a = out.a.operation = call.op_a;
+  out.op_b = out.b.operation = call.op_b;
+  out.a.ld = call.problem.lda;
+  out.b.ld = call.problem.ldb;
+  if (call.empty) return false;
+  if (!call.reads_operands) {
+    plan_scale(call, out);
+    return false;
+  }
+  return true;
+}
+
+/// A one-step plan for a caller's fixed policy (tgemm::launch<Policy>()): no repacking, no split, no staging.
+template <class Types>
+status plan_fixed(const canonical_call<Types>& call, const tuning::policy_numbers& policy, plan& out) {
+  if (!start_plan(call, out)) return status::success;
+  plan_step& s = out.steps[out.step_count++];
+  s.kind = step_kind::gemm;
+  s.rows = call.problem.m;
+  s.cols = call.problem.n;
+  s.threads = policy.threads;
+  s.shared_bytes = policy.shared_bytes;
+  return tile_counts(policy, s.rows, s.cols, s.tiles_m, s.tiles_n);
+}
+
+/// The dispatcher's planner for one call on one device with one tuning entry (see docs/dispatch.md).
+template <class Types>
+class planner {
+ public:
+  planner(const canonical_call<Types>& call, const device_facts& facts, const tuning::tuning_values& tuning)
+      : call_(call), facts_(facts), t_(tuning) {}
+
+  status run(plan& out) {
+    const bool product = start_plan(call_, out);
+    out.arch = t_.arch;
+    out.multiprocessors = facts_.multiprocessors;
+    if (!product) return status::success;
+    const int64_t m = call_.problem.m, n = call_.problem.n, k = call_.problem.k;
+    const double flops = 2.0 * double(m) * double(n) * double(k);
+
+    // Which operands to rewrite as op(A) column-major m x k and op(B) as B^T stored n-contiguous (op_a = none,
+    // op_b = transpose), the layout whose tiles load with plain vector copies. Only a misaligned operand needs
+    // the copy (an aligned B of a 1 x 8192 x 8192 product is 256 MiB), and large problems also copy the operands
+    // read along k.
+    const int width = t_[tuning::slot::general].vector_width;
+    bool pack_a = !vectors_fit(call_.problem.a, call_.problem.lda, width, a_bytes);
+    bool pack_b = !vectors_fit(call_.problem.b, call_.problem.ldb, width, b_bytes);
+    const bool aligned = !pack_a && !pack_b;
+    if (flops >= t_.layout_pack_flops) {
+      pack_a = pack_a || (call_.op_a == op::transpose && n >= t_.layout_pack_min_extent);
+      pack_b = pack_b || (call_.op_b == op::none && m >= t_.layout_pack_min_extent);
+    }
+    const bool repack = (pack_a || pack_b) && (aligned || flops >= t_.pack_min_flops);
+    if (!repack && !aligned) {  // small, misaligned: scalar loads
+      out.unaligned = true;
+      const status s = add_gemm(out, tuning::slot::unaligned, region{0, 0, m, n, 0, 0});
+      out.workspace_bytes = scratch_bytes_;
+      return s;
+    }
+    if (repack) {
+      // Large copies are padded to whole pack_padding tiles, zero-filled, and declared readable: then no block of
+      // the large tile sits on a ragged edge for its loads (the padded kernel).
+      if (pack_a) {
+        if (status s = add_pack(out, step_kind::pack_a, m, call_.op_a == op::transpose, a_bytes, out.a);
+            s != status::success) {
+          return s;
+        }
+      }
+      if (pack_b) {
+        if (status s = add_pack(out, step_kind::pack_b, n, call_.op_b == op::none, b_bytes, out.b);
+            s != status::success) {
+          return s;
+        }
+      }
+      out.a.operation = out.op_a = pack_a ? op::none : call_.op_a;
+      out.b.operation = out.op_b = pack_b ? op::transpose : call_.op_b;
+    }
+    scratch_offset_ = packed_bytes_;
+    status s = plan_aligned(out, region{0, 0, m, n, out.a.readable, out.b.readable});
+    out.workspace_bytes = packed_bytes_ + scratch_bytes_;
+    return s;
+  }
+
+ private:
+  using slot = tuning::slot;
+
+  /// A block of C (and the matching rows of op(A), columns of op(B)), with the extents its loads may read.
+  struct region {
+    int64_t row, col, rows, cols;
+    int64_t readable_m, readable_n;  // 0: no padding
+    region sub(int64_t r, int64_t c, int64_t nr, int64_t nc) const {
+      return region{row + r, col + c, nr, nc, readable_m > r ? readable_m - r : 0, readable_n > c ? readable_n - c : 0};
+    }
+  };
+
+  /// How one policy would run a region: its tiles, the blocks the GPU holds at once, and how well they fit.
+  struct tile_score {
+    int64_t tiles = 0;  ///< Block tiles of C.
+    int64_t slots = 0;  ///< Blocks resident at once: multiprocessors x blocks per multiprocessor.
+    double score = 0;   ///< Useful fraction of the tiles x fraction of the last wave's slots used x policy speed.
+  };
+
+  tile_score score(slot s, const region& r, double speed, op op_a, op op_b) const {
+    const tuning::policy_numbers& p = t_[s];
+    const int64_t tiles_m = kernel::tiles_for(r.rows, p.block_m), tiles_n = kernel::tiles_for(r.cols, p.block_n);
+    tile_score plan;
+    plan.tiles = tiles_m * tiles_n;
+    plan.slots = int64_t(facts_.multiprocessors > 0 ? facts_.multiprocessors : 1) * facts_.resident(op_a, op_b, s);
+    const int64_t waves = (plan.tiles + plan.slots - 1) / plan.slots;
+    const double used =
+        double(r.rows) * double(r.cols) / (double(tiles_m * p.block_m) * double(tiles_n * p.block_n));
+    plan.score = used * double(plan.tiles) / double(waves * plan.slots) * speed;
+    return plan;
+  }
+
+  /// The slot for a region with at most narrow_extent rows or columns, or none (returns false).
+  bool thin_slot(const region& r, slot& s) const {
+    const int64_t m = r.rows, n = r.cols;
+    if (m <= t_.tiny_extent && n > m) return s = slot::tiny_m, true;
+    if (n <= t_.tiny_extent) return s = slot::tiny_n, true;
+    if (m <= t_.narrow_extent && n > m) return s = slot::narrow_m, true;
+    if (n <= t_.narrow_extent) return s = slot::narrow_n, true;
+    return false;
+  }
+
+  /// The large-tile slot for the (effective) operations: which operands are staged through registers decides it.
+  static slot large_slot(op op_a, op op_b) {
+    if (op_a == op::none) return slot::general;
+    return op_b == op::none ? slot::general_tn : slot::general_tt;
+  }
+
+  /// Picks a tile size for an aligned region. Thin regions take the 16- or 32-wide tiles. Otherwise the large,
+  /// medium and small tiles are scored by how much of their tiles is inside C, how evenly their blocks fill the
+  /// resident-block slots, and their measured speed, and so is the large tile on the region with ragged edges of
+  /// at most narrow_extent peeled off. The best runs unsplit when its tiles fill at least half the slots, else
+  /// the medium tile runs with split-K.
+  status plan_aligned(plan& out, const region& r) {
+    slot thin;
+    if (thin_slot(r, thin)) return add_gemm(out, thin, r);
+    const op op_a = out.op_a, op_b = out.op_b;
+    const slot large = large_slot(op_a, op_b);
+    const tuning::policy_numbers& lp = t_[large];
+    const int64_t ragged_m = r.rows % lp.block_m, ragged_n = r.cols % lp.block_n;
+    const bool peel_m = ragged_m != 0 && ragged_m <= t_.narrow_extent && r.rows > lp.block_m;
+    const bool peel_n = ragged_n != 0 && ragged_n <= t_.narrow_extent && r.cols > lp.block_n;
+    const int64_t main_m = peel_m ? r.rows - ragged_m : r.rows, main_n = peel_n ? r.cols - ragged_n : r.cols;
+    const tile_score plans[3] = {score(large, r, 1.0, op_a, op_b), score(slot::medium, r, t_.medium_speed, op_a, op_b),
+                                 score(slot::small, r, t_.small_speed, op_a, op_b)};
+    tile_score peeled;
+    if (peel_m || peel_n) peeled = score(large, r.sub(0, 0, main_m, main_n), t_.peel_speed, op_a, op_b);
+    int best = 0;
+    for (int i = 1; i < 3; ++i) best = plans[i].score > plans[best].score ? i : best;
+    if (peeled.score > plans[best].score && 2 * peeled.tiles > peeled.slots) {
+      // The whole tiles with the large policy, then the ragged bottom strip (all columns) and the ragged right
+      // strip (the other rows) as thin problems of their own. 4097^3 on an H200: 561 large tiles, 4.25 waves of
+      // work in 5 waves, become 512 tiles in 4 waves plus two strips that each read one operand once.
+      out.peeled = true;
+      if (status s = add_gemm(out, large, r.sub(0, 0, main_m, main_n)); s != status::success) return s;
+      const region strips[2] = {r.sub(main_m, 0, r.rows - main_m, r.cols), r.sub(0, main_n, main_m, r.cols - main_n)};
+      for (int i = 0; i < 2; ++i) {
+        if (strips[i].rows == 0 || strips[i].cols == 0) continue;
+        slot strip_slot;
+        if (!thin_slot(strips[i], strip_slot)) strip_slot = slot::medium;  // unreachable: a strip is thin
+        if (status s = add_gemm(out, strip_slot, strips[i]); s != status::success) return s;
+      }
+      return status::success;
+    }
+    if (best == 0 && 2 * plans[0].tiles > plans[0].slots) return add_gemm(out, large, r);
+    if (best == 2 && 2 * plans[2].tiles > plans[2].slots) return add_gemm(out, slot::small, r);
+    return add_gemm(out, slot::medium, r);
+  }
+
+  /// How many k slices a region should be cut into so that a grid of `tiles` blocks fills `slots` resident
+  /// blocks: none when the tiles already fill half of them; otherwise as many as fit in one wave, each slice at
+  /// least split_min_steps k steps deep. Returns the slices and sets k_per_slice (a multiple of block_k).
+  int64_t choose_split(const region& r, int block_k, int64_t tiles, int64_t slots, int64_t& k_per_slice) const {
+    const int64_t k = call_.problem.k;
+    const int64_t min_slice = t_.split_min_steps * block_k;
+    k_per_slice = k;
+    if (2 * tiles > slots || k < 2 * min_slice) return 1;
+    int64_t slices = slots / tiles;
+    slices = slices < k / min_slice ? slices : k / min_slice;
+    const int64_t partial_bytes = round_up(r.rows, 4) * r.cols * c_bytes;
+    while (slices > 1 && slices * partial_bytes > t_.max_partials_bytes) slices /= 2;
+    if (slices <= 1) return 1;
+    k_per_slice = round_up((k + slices - 1) / slices, block_k);
+    return (k + k_per_slice - 1) / k_per_slice;
+  }
+
+  /// Adds the gemm step of one slot on a region, splitting k when its grid would leave most resident-block
+  /// slots idle, and staging the product when C is misaligned for the epilogue's vector stores; then the
+  /// reduce step those need.
+  status add_gemm(plan& out, slot s, const region& r) {
+    const tuning::policy_numbers& p = t_[s];
+    plan_step g;
+    g.kind = step_kind::gemm;
+    g.slot = s;
+    g.row = r.row, g.col = r.col, g.rows = r.rows, g.cols = r.cols;
+    g.threads = p.threads;
+    g.shared_bytes = p.shared_bytes;
+    if (status st = tile_counts(p, r.rows, r.cols, g.tiles_m, g.tiles_n); st != status::success) return st;
+    const tile_score fit = score(s, r, 1.0, out.op_a, out.op_b);
+    g.slices = choose_split(r, p.block_k, fit.tiles, fit.slots, g.k_per_slice);
+    if (g.slices > 1) {
+      out.split_k = true;
+      g.to_workspace = true;
+      g.ld_out = round_up(r.rows, 4);
+      g.slice_stride = g.ld_out * r.cols;
+      g.offset = scratch_offset_;
+      use_scratch(size_t(g.slices * g.slice_stride) * size_t(c_bytes));
+      out.steps[out.step_count++] = g;
+      add_reduce(out, g, r);
+      return status::success;
+    }
+    // A C the epilogue cannot write as vectors: the product goes to an aligned buffer, and the reduction with
+    // one slice copies it to C, applying alpha and beta; both passes are coalesced. Rows (columns) of padded
+    // operand copies up to the policy's whole tiles are computed too, so no block loads a ragged edge.
+    const auto* c_block = call_.update.c + r.row + r.col * call_.update.ldc;
+    if (p.store_width > 1 && r.rows * r.cols >= t_.staged_c_min_elements &&
+        !vectors_fit(c_block, call_.update.ldc, p.store_width, c_bytes)) {
+      out.staged_c = true;
+      g.rows = std::max(r.rows, std::min(r.readable_m, round_up(r.rows, p.block_m)));
+      g.cols = std::max(r.cols, std::min(r.readable_n, round_up(r.cols, p.block_n)));
+      if (status st = tile_counts(p, g.rows, g.cols, g.tiles_m, g.tiles_n); st != status::success) return st;
+      g.to_workspace = true;
+      g.ld_out = round_up(g.rows, 4);
+      g.offset = scratch_offset_;
+      use_scratch(size_t(g.ld_out * g.cols) * size_t(c_bytes));
+      out.steps[out.step_count++] = g;
+      add_reduce(out, g, r);
+      return status::success;
+    }
+    if (s == slot::general && (r.readable_m > r.rows || r.readable_n > r.cols)) {
+      g.padded = true;
+      g.readable_m = std::max(r.readable_m, r.rows);
+      g.readable_n = std::max(r.readable_n, r.cols);
+    }
+    out.steps[out.step_count++] = g;
+    return status::success;
+  }
+
+  /// The reduce step after a gemm step that wrote to the workspace: into C's block r.
+  void add_reduce(plan& out, const plan_step& g, const region& r) {
+    plan_step& s = out.steps[out.step_count++];
+    s.kind = step_kind::reduce;
+    s.row = r.row, s.col = r.col, s.rows = r.rows, s.cols = r.cols;
+    s.slices = g.slices;
+    s.ld_out = g.ld_out;
+    s.slice_stride = g.slices > 1 ? g.slice_stride : 0;
+    s.offset = g.offset;
+    s.threads = kernel::reduce_threads;
+    // One full wave of blocks at most: the kernel strides through C.
+    const int64_t blocks = (r.rows * r.cols + kernel::reduce_threads - 1) / kernel::reduce_threads;
+    const int64_t resident = int64_t(facts_.multiprocessors > 0 ? facts_.multiprocessors : 1) *
+                             (max_threads_per_multiprocessor / kernel::reduce_threads);
+    s.grid_x = blocks < resident ? blocks : resident;
+  }
+
+  /// The copy of one operand: extent_mn x k, contiguous along mn, padded (see simt_f32_thresholds::pack_padding).
+  status add_pack(plan& out, step_kind kind, int64_t extent_mn, bool contiguous_k, int element_bytes,
+                  operand_source& source) {
+    const int64_t k = call_.problem.k;
+    const int64_t ld = round_up(extent_mn, extent_mn >= 8 * t_.pack_padding ? t_.pack_padding : 4);
+    plan_step& s = out.steps[out.step_count++];
+    s.kind = kind;
+    s.extent_mn = extent_mn;
+    s.extent_k = k;
+    s.ld_packed = ld;
+    s.contiguous_k = contiguous_k;
+    s.offset = packed_bytes_;
+    s.threads = kernel::pack_tile * kernel::pack_rows;
+    s.grid_x = kernel::tiles_for(ld, kernel::pack_tile);  // the zeroed padding too
+    s.grid_y = std::min<int64_t>(kernel::tiles_for(k, kernel::pack_tile), kernel::max_grid_y);
+    source.packed = true;
+    source.offset = packed_bytes_;
+    source.ld = ld;
+    source.readable = ld;
+    packed_bytes_ += round_up_bytes(size_t(ld) * size_t(k) * size_t(element_bytes));
+    (kind == step_kind::pack_a ? out.repacked_a : out.repacked_b) = true;
+    return s.grid_x <= kernel::max_grid_x ? status::success : fail_too_many_tiles(s.grid_x, 1);
+  }
+
+  void use_scratch(size_t bytes) { scratch_bytes_ = std::max(scratch_bytes_, round_up_bytes(bytes)); }
+
+  /// Threads one multiprocessor holds on every architecture tgemm tunes for (the reduction's grid is one wave).
+  static constexpr int64_t max_threads_per_multiprocessor = 2048;
+  static constexpr int a_bytes = sizeof(typename Types::element_a);
+  static constexpr int b_bytes = sizeof(typename Types::element_b);
+  static constexpr int c_bytes = sizeof(typename Types::element_c);
+
+  const canonical_call<Types>& call_;
+  const device_facts& facts_;
+  const tuning::tuning_values& t_;
+  size_t packed_bytes_ = 0;   // operand copies: they live for the whole call
+  size_t scratch_offset_ = 0; // split-K partials or a staged product: one gemm step at a time, reused
+  size_t scratch_bytes_ = 0;
+};
+
+/// The plans a thread's tgemm::gemm() calls executed, when a test asks for them (record_plans).
+struct plan_record {
+  bool enabled = false;  ///< Record the plans of this thread's calls.
+  int calls = 0;         ///< Plans recorded since enabled.
+  plan last;             ///< The last one.
+};
+
+/// This thread's plan record (shared by every translation unit, the compiled library's included).
+inline plan_record& plan_recorder() {
+  static thread_local plan_record record;
+  return record;
+}
+
+/// Records the plans of this thread's tgemm::gemm() calls for the scope's lifetime: what the GPU tests read to
+/// assert which path a call took.
+class record_plans {
+ public:
+  record_plans() { plan_recorder() = plan_record{true, 0, plan{}}; }
+  record_plans(const record_plans&) = delete;
+  record_plans& operator=(const record_plans&) = delete;
+  ~record_plans() { plan_recorder().enabled = false; }
+  /// The plan of the last call (valid when calls() > 0).
+  const plan& last() const { return plan_recorder().last; }
+  /// Calls recorded.
+  int calls() const { return plan_recorder().calls; }
+};
+
+/// The plan of tgemm::gemm() for a validated call (pure: no device work).
+template <class Types>
+status make_plan(const canonical_call<Types>& call, const device_facts& facts, const tuning::tuning_values& tuning,
+                 plan& out) {
+  return planner<Types>(call, facts, tuning).run(out);
+}
+
+}  // namespace tgemm::detail

@@ -1,0 +1,50 @@
+/// \file kernel/reduce_split_k.cuh
+/// \brief Summing split-K partial products into C (also the copy of a product staged for a misaligned C).
+#pragma once
+
+#include <cstdint>
+
+#include "../numeric.cuh"
+
+namespace tgemm::kernel {
+
+/// Partial products one thread of reduce_split_k loads before it adds them: independent loads in flight.
+inline constexpr int reduce_batch = 8;
+/// Threads per block of reduce_split_k.
+inline constexpr int reduce_threads = 256;
+
+/// C = alpha * (sum of the split-K partial products) + beta * C. Partials are summed in slice order, so the
+/// result is the same bit for bit on every run. beta == 0 never reads C. One thread per element of C, counted
+/// down the columns as one flat range (a grid over columns would idle most threads when m is small: 16 rows
+/// used 16 of 256 threads), loading reduce_batch slices at a time. With one slice it is the copy of a product
+/// staged in an aligned buffer to a misaligned C.
+template <class Element, class Scalar>
+__global__ void __launch_bounds__(reduce_threads)
+    reduce_split_k(const Element* __restrict__ partials, int64_t ld_partials, int64_t slice_stride, int slices,
+                   int64_t m, int64_t n, Scalar alpha, Scalar beta, Element* __restrict__ c, int64_t ldc) {
+  // The flat index is turned into (row, col) by one division per thread, then stepped. (Dividing for every
+  // element measured the same on an H200, within 0.4 us: memory bounds the kernel at split-K sizes.)
+  const int64_t first = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+  const int64_t col_step = stride / m, row_step = stride - col_step * m;
+  int64_t col = first / m, row = first - col * m;
+  for (; col < n; row += row_step, col += col_step) {
+    if (row >= m) row -= m, ++col;  // row_step < m, so one wrap at most
+    if (col >= n) break;
+    const Element* p = partials + row + col * ld_partials;
+    Element sum = Element(0);
+    int s = 0;
+    for (; s + reduce_batch <= slices; s += reduce_batch) {
+      Element batch[reduce_batch];
+#pragma unroll
+      for (int j = 0; j < reduce_batch; ++j) batch[j] = p[(s + j) * slice_stride];
+#pragma unroll
+      for (int j = 0; j < reduce_batch; ++j) sum += batch[j];
+    }
+    for (; s < slices; ++s) sum += p[s * slice_stride];
+    Element* x = c + row + col * ldc;
+    *x = beta == Scalar(0) ? convert<Element>(alpha * sum) : convert<Element>(alpha * sum + beta * *x);
+  }
+}
+
+}  // namespace tgemm::kernel

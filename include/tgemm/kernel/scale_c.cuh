@@ -1,0 +1,24 @@
+/// \file kernel/scale_c.cuh
+/// \brief C = beta C: the whole GEMM when k == 0 or alpha == 0.
+#pragma once
+
+#include <cstdint>
+
+namespace tgemm::kernel {
+
+/// Threads per block of scale_c.
+inline constexpr int scale_threads = 256;
+
+/// C = beta * C over an m x n column-major C (the k = 0 and alpha = 0 cases); beta == 0 writes zeros
+/// without reading C. Grid-stride in both dimensions, so any size fits any grid.
+template <class Element, class Scalar>
+__global__ void __launch_bounds__(scale_threads) scale_c(Element* c, int64_t ldc, int64_t m, int64_t n, Scalar beta) {
+  for (int64_t col = blockIdx.y; col < n; col += gridDim.y) {
+    for (int64_t row = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; row < m; row += int64_t(gridDim.x) * blockDim.x) {
+      Element* x = c + row + col * ldc;
+      *x = beta == Scalar(0) ? Element(0) : beta * *x;
+    }
+  }
+}
+
+}  // namespace tgemm::kernel

@@ -1,0 +1,166 @@
+/// \file tuning/selector.cuh
+/// \brief Choosing a tuning entry for an architecture: one rule, used at compile time by the device pass and at
+/// run time by the host, and the registry of tables per element type.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "simt_f32.cuh"
+#include "slots.cuh"
+
+/// The architecture the current compilation pass generates code for (e.g. 900), or 0 in the host pass.
+#if defined(__CUDA_ARCH__)
+#define TGEMM_DEVICE_ARCH __CUDA_ARCH__
+#else
+#define TGEMM_DEVICE_ARCH 0
+#endif
+
+namespace tgemm::tuning {
+
+/// The architecture of the entry of Chain that serves `arch`: the newest entry whose arch is at most `arch`, or
+/// the oldest when none is (for example arch = 0 in the host pass). The one rule both sides use.
+template <class Chain>
+constexpr int entry_arch(int arch) {
+  if constexpr (std::is_void<typename Chain::previous>::value) {
+    return Chain::arch;
+  } else {
+    return arch >= Chain::arch ? Chain::arch : entry_arch<typename Chain::previous>(arch);
+  }
+}
+
+/// The entry of Chain with the given arch (which must be one of its entries').
+template <class Chain, int EntryArch, class = void>
+struct entry_with_arch {
+  /// The entry.
+  using type = typename entry_with_arch<typename Chain::previous, EntryArch>::type;
+};
+/// Found it.
+template <class Chain, int EntryArch>
+struct entry_with_arch<Chain, EntryArch, std::enable_if_t<Chain::arch == EntryArch>> {
+  /// The entry.
+  using type = Chain;
+};
+
+/// The newest entry of Chain whose arch is at most Arch (the oldest entry when none is).
+template <class Chain, int Arch>
+struct select {
+  /// The selected chain entry.
+  using type = typename entry_with_arch<Chain, entry_arch<Chain>(Arch)>::type;
+};
+/// Shorthand for select<Chain, Arch>::type.
+template <class Chain, int Arch>
+using select_t = typename select<Chain, Arch>::type;
+
+/// Calls f(Entry{}) with the entry of Chain for a runtime architecture (e.g. 900): the host-side twin of select_t.
+template <class Chain, class F>
+decltype(auto) with_tuning(int arch, F&& f) {
+  if constexpr (std::is_void<typename Chain::previous>::value) {
+    return f(Chain{});
+  } else {
+    if (arch >= Chain::arch) return f(Chain{});
+    return with_tuning<typename Chain::previous>(arch, static_cast<F&&>(f));
+  }
+}
+
+/// The tuning table tgemm::gemm() uses for an element type; a new element type registers its table by
+/// specialising this (one line, beside its table).
+template <class Element>
+struct default_table {
+  static_assert(sizeof(Element) == 0, "tgemm::gemm() has no tuning table for this element type");
+};
+/// float: the SIMT table.
+template <>
+struct default_table<float> {
+  /// The newest entry of the table.
+  using type = simt_f32;
+};
+
+/// The chain tgemm::gemm() dispatches over for float, newest architecture first.
+using default_chain = default_table<float>::type;
+
+/// The numbers of one policy that the host needs to plan with (grid, shared memory, alignment).
+struct policy_numbers {
+  int block_m = 0;       ///< Rows of C per block.
+  int block_n = 0;       ///< Columns of C per block.
+  int block_k = 0;       ///< Depth of a k step (1 for policies without one).
+  int threads = 0;       ///< Threads per block.
+  int shared_bytes = 0;  ///< Dynamic shared memory per block.
+  int vector_width = 1;  ///< Elements per load of A and B.
+  int store_width = 1;   ///< Elements per store of C.
+  std::string (*name)() = nullptr;  ///< Policy::name.
+};
+
+namespace detail {
+template <class P, class = void>
+struct block_k_of : std::integral_constant<int, 1> {};
+template <class P>
+struct block_k_of<P, std::void_t<decltype(P::block_k)>> : std::integral_constant<int, P::block_k> {};
+}  // namespace detail
+
+/// The host's view of a policy type.
+template <class Policy>
+constexpr policy_numbers numbers_of() {
+  policy_numbers n;
+  n.block_m = Policy::block_m;
+  n.block_n = Policy::block_n;
+  n.block_k = detail::block_k_of<Policy>::value;
+  n.threads = Policy::threads;
+  n.shared_bytes = Policy::shared_bytes;
+  n.vector_width = Policy::vector_width;
+  n.store_width = Policy::store_width;
+  n.name = &Policy::name;
+  return n;
+}
+
+/// The host's view of one tuning entry: its policies' numbers by slot and its thresholds, as values (what the
+/// planner reads; host tests build plans from these without a GPU).
+struct tuning_values {
+  int arch = 0;                              ///< The entry's arch (as `__CUDA_ARCH__`).
+  policy_numbers slots[slot_count];          ///< The policy of each slot.
+  int64_t narrow_extent = 0;                 ///< See simt_f32_thresholds::narrow_extent.
+  int64_t tiny_extent = 0;                   ///< See simt_f32_thresholds::tiny_extent.
+  double pack_min_flops = 0;                 ///< See simt_f32_thresholds::pack_min_flops.
+  double layout_pack_flops = 0;              ///< See simt_f32_thresholds::layout_pack_flops.
+  int64_t layout_pack_min_extent = 0;        ///< See simt_f32_thresholds::layout_pack_min_extent.
+  int64_t pack_padding = 0;                  ///< See simt_f32_thresholds::pack_padding.
+  int64_t max_partials_bytes = 0;            ///< See simt_f32_thresholds::max_partials_bytes.
+  int64_t split_min_steps = 0;               ///< See simt_f32_thresholds::split_min_steps.
+  int64_t staged_c_min_elements = 0;         ///< See simt_f32_thresholds::staged_c_min_elements.
+  double peel_speed = 0;                     ///< See simt_f32_thresholds::peel_speed.
+  double medium_speed = 0;                   ///< See simt_f32_thresholds::medium_speed.
+  double small_speed = 0;                    ///< See simt_f32_thresholds::small_speed.
+
+  /// The numbers of a slot's policy.
+  const policy_numbers& operator[](slot s) const { return slots[int(s)]; }
+};
+
+/// The values of one entry.
+template <class Entry>
+tuning_values values_of() {
+  tuning_values v;
+  v.arch = Entry::arch;
+  for_each_slot([&](auto s) { v.slots[int(decltype(s)::value)] = numbers_of<slot_policy_t<Entry, decltype(s)::value>>(); });
+  v.narrow_extent = Entry::narrow_extent;
+  v.tiny_extent = Entry::tiny_extent;
+  v.pack_min_flops = Entry::pack_min_flops;
+  v.layout_pack_flops = Entry::layout_pack_flops;
+  v.layout_pack_min_extent = Entry::layout_pack_min_extent;
+  v.pack_padding = Entry::pack_padding;
+  v.max_partials_bytes = Entry::max_partials_bytes;
+  v.split_min_steps = Entry::split_min_steps;
+  v.staged_c_min_elements = Entry::staged_c_min_elements;
+  v.peel_speed = Entry::peel_speed;
+  v.medium_speed = Entry::medium_speed;
+  v.small_speed = Entry::small_speed;
+  return v;
+}
+
+/// The values of the entry of Chain that serves a runtime architecture (the same choice select_t makes).
+template <class Chain>
+tuning_values values_for(int arch) {
+  return with_tuning<Chain>(arch, [](auto entry) { return values_of<decltype(entry)>(); });
+}
+
+}  // namespace tgemm::tuning

@@ -1,0 +1,205 @@
+/// \file tuning/simt_f32.cuh
+/// \brief The tuning table for float on the SIMT mainloop: one entry per architecture, every number the
+/// dispatcher uses for float (tile choices and thresholds) and where it was measured.
+///
+/// Each entry names its policies (one per slot, see tuning/slots.cuh), the thresholds it inherits from
+/// simt_f32_thresholds or overrides, and the architecture before it, newest first (the CUB chain that
+/// tuning::select walks). Device code compiled for `__CUDA_ARCH__` = X uses the newest entry with `arch <= X`;
+/// the host makes the same choice from the PTX version the device runs, so grid and block always match the code.
+#pragma once
+
+#include <cstdint>
+
+#include "../policy/policy.cuh"
+
+namespace tgemm::tuning {
+
+/// A 32 x 128 tile for problems with very few rows (tiny_extent < m <= narrow_extent): 128 threads, 4 x 8 per thread.
+template <int Stages>
+using narrow_m_policy = policy<block_shape<32, 128, 16>, warp_shape<32, 32>, thread_shape<4, 8>, 4, Stages>;
+/// A 128 x 32 tile for problems with very few columns (tiny_extent < n <= narrow_extent).
+template <int Stages>
+using narrow_n_policy = policy<block_shape<128, 32, 16>, warp_shape<32, 32>, thread_shape<8, 4>, 4, Stages>;
+
+/// A 16 x 128 tile for problems with at most tiny_extent rows: 64 threads, 4 x 8 per thread, 32-deep slices (so
+/// that the 16-row slice of A still gives each thread two vectors to load). Measured on an H200 through
+/// tgemm::gemm() at (16, 8192, 8192): 21.7 TFLOP/s against 14.4 for the 32-row tile, split-K included; two
+/// stages beat three (18.9), and 16-deep slices in three or four stages (17.3, 16.6) or a 256-wide tile (16.3)
+/// were slower. Two stages also fit every architecture's shared memory, so one tile serves the whole chain.
+using tiny_m_policy = policy<block_shape<16, 128, 32>, warp_shape<16, 64>, thread_shape<4, 8>, 4, 2>;
+/// A 128 x 16 tile for problems with at most tiny_extent columns (tiny_m_policy transposed). (8192, 16, 8192):
+/// 23.2 TFLOP/s against 16.7 for the 32-column tile.
+using tiny_n_policy = policy<block_shape<128, 16, 32>, warp_shape<64, 16>, thread_shape<8, 4>, 4, 2>;
+
+/// A 64 x 64 tile with 32-deep slices: 128 threads, 4 x 8 per thread, several blocks per multiprocessor.
+template <int Stages>
+using small_policy = policy<block_shape<64, 64, 32>, warp_shape<32, 32>, thread_shape<4, 8>, 4, Stages>;
+
+/// The dispatcher's thresholds for float, shared by every entry unless it overrides one. Measured on an H200.
+struct simt_f32_thresholds {
+  /// Problems whose m (or n) is at most this use a tile only 32 wide in that dimension (slots narrow_m/_n).
+  static constexpr int64_t narrow_extent = 32;
+  /// Problems whose m (or n) is at most this use a tile only 16 wide in that dimension (tiny_m/_n): they stream
+  /// the other operand once, and a 32-wide tile would spend half its multiply-adds on rows that do not exist.
+  static constexpr int64_t tiny_extent = 16;
+  /// Problems of at least this many flops (2mnk) repack misaligned A and B rather than use scalar loads: the
+  /// copy costs one pass over A and B, which large products repay many times over.
+  static constexpr double pack_min_flops = double(int64_t(1) << 27);
+  /// Aligned problems at least this large whose operands are not both read along m and n are rewritten into
+  /// that layout (A column-major, B transposed) when the other extent is at least layout_pack_min_extent: both
+  /// tiles then stream in with cp.async and the main loop needs no register staging. On an H200 that kernel ran
+  /// 52.1 TFLOP/s at 4096^3 against 48.9 for the register-staged one, and repacking an operand costs one pass
+  /// over it (56 us for B at 4095^3, about 2 % of the product).
+  static constexpr double layout_pack_flops = double(int64_t(1) << 34);
+  /// See layout_pack_flops: the pass over B is repaid over m (over n for A).
+  static constexpr int64_t layout_pack_min_extent = 2048;
+  /// Repacked operands are padded along m (n) to a multiple of this, the largest block tile extent, when that
+  /// adds at most an eighth to the copy (extents of at least 8 x pack_padding); shorter ones to a multiple of 4.
+  static constexpr int64_t pack_padding = 256;
+  /// Split-K partial products are bounded by this many bytes; beyond it the split shrinks.
+  static constexpr int64_t max_partials_bytes = int64_t(512) << 20;
+  /// A split-K slice is at least this many block_k steps deep.
+  static constexpr int64_t split_min_steps = 4;
+  /// Products of at least this many elements whose C the epilogue could only write element by element (a
+  /// misaligned pointer or ldc) are computed into an aligned buffer and copied to C. On an H200 (gemm(),
+  /// beta = 0.5, ldc = m or m + 1): 4095^3 2.92 -> 2.83 ms, 2047^3 0.411 -> 0.393, 8192 x 8192 x 256 with ldc
+  /// 8193 1.21 -> 1.15; at 1536 x 1400 x 512 (2.2 M elements) the copy did not pay: 0.075 -> 0.077 ms.
+  static constexpr int64_t staged_c_min_elements = int64_t(3) << 20;
+  /// A peeled large problem loses a little to the strips' extra launches: the score of the peeled plan is
+  /// scaled by this before it is compared.
+  static constexpr double peel_speed = 0.98;
+  /// Throughput of `medium` relative to the large tiles on full waves (measured; the dispatcher weighs it
+  /// against how evenly each tile size fills the multiprocessors).
+  static constexpr double medium_speed = 1.0;
+  /// Throughput of `small` relative to the large tiles on full waves.
+  static constexpr double small_speed = 0.85;
+};
+
+/// Turing (sm_75): 64 KiB of shared memory per SM and no cp.async; the second stage is filled with plain
+/// loads, which still halves the barriers per k slice.
+struct sm75 : simt_f32_thresholds {
+  /// The first architecture (as `__CUDA_ARCH__`) this entry is tuned for.
+  static constexpr int arch = 750;
+  /// No older entry: the end of the chain.
+  using previous = void;
+  /// Large problems, operands aligned to 16 bytes with leading dimensions that are multiples of 4.
+  using general = policy<block_shape<128, 128, 8>, warp_shape<32, 64>, thread_shape<8, 8>, 4, 2>;
+  /// Large problems, op(A) and B read along k.
+  using general_tn = general;
+  /// Large problems, op(A) read along k and B along n.
+  using general_tt = general;
+  /// Problems whose large tiles would leave multiprocessors idle (split-K applies on top when needed).
+  using medium = general;
+  /// Problems too small to fill the GPU with the larger tiles: many small blocks per multiprocessor.
+  using small = policy<block_shape<64, 64, 16>, warp_shape<32, 32>, thread_shape<4, 8>, 4, 2>;
+  /// tiny_extent < m <= narrow_extent.
+  using narrow_m = narrow_m_policy<2>;
+  /// tiny_extent < n <= narrow_extent.
+  using narrow_n = narrow_n_policy<2>;
+  /// m <= tiny_extent.
+  using tiny_m = tiny_m_policy;
+  /// n <= tiny_extent.
+  using tiny_n = tiny_n_policy;
+  /// Scalar loads, for misaligned operands of problems too small to be worth repacking.
+  using unaligned = policy<block_shape<128, 128, 8>, warp_shape<32, 64>, thread_shape<8, 8>, 1, 2>;
+};
+
+/// Ampere A100 (sm_80): cp.async and 164 KiB of shared memory per SM: a three-stage pipeline.
+struct sm80 : simt_f32_thresholds {
+  /// The first architecture (as `__CUDA_ARCH__`) this entry is tuned for.
+  static constexpr int arch = 800;
+  /// The next older entry of the chain.
+  using previous = sm75;
+  /// Large problems, operands aligned to 16 bytes with leading dimensions that are multiples of 4.
+  using general = policy<block_shape<128, 128, 8>, warp_shape<32, 64>, thread_shape<8, 8>, 4, 3>;
+  /// Large problems, op(A) and B read along k.
+  using general_tn = general;
+  /// Large problems, op(A) read along k and B along n.
+  using general_tt = general;
+  /// Problems whose large tiles would leave multiprocessors idle (split-K applies on top when needed).
+  using medium = general;
+  /// Problems too small to fill the GPU with the larger tiles: many small blocks per multiprocessor.
+  using small = small_policy<3>;
+  /// tiny_extent < m <= narrow_extent.
+  using narrow_m = narrow_m_policy<3>;
+  /// tiny_extent < n <= narrow_extent.
+  using narrow_n = narrow_n_policy<3>;
+  /// m <= tiny_extent.
+  using tiny_m = tiny_m_policy;
+  /// n <= tiny_extent.
+  using tiny_n = tiny_n_policy;
+  /// Scalar loads, for misaligned operands of problems too small to be worth repacking.
+  using unaligned = policy<block_shape<128, 128, 8>, warp_shape<32, 64>, thread_shape<8, 8>, 1, 3>;
+};
+
+/// Ampere GA10x and Ada (sm_86, sm_89): 100 KiB of shared memory per SM; a two-stage pipeline keeps two
+/// blocks resident.
+struct sm86 : simt_f32_thresholds {
+  /// The first architecture (as `__CUDA_ARCH__`) this entry is tuned for.
+  static constexpr int arch = 860;
+  /// The next older entry of the chain.
+  using previous = sm80;
+  /// Large problems, operands aligned to 16 bytes with leading dimensions that are multiples of 4.
+  using general = policy<block_shape<128, 128, 8>, warp_shape<32, 64>, thread_shape<8, 8>, 4, 2>;
+  /// Large problems, op(A) and B read along k.
+  using general_tn = general;
+  /// Large problems, op(A) read along k and B along n.
+  using general_tt = general;
+  /// Problems whose large tiles would leave multiprocessors idle (split-K applies on top when needed).
+  using medium = general;
+  /// Problems too small to fill the GPU with the larger tiles: many small blocks per multiprocessor.
+  using small = small_policy<2>;
+  /// tiny_extent < m <= narrow_extent.
+  using narrow_m = narrow_m_policy<2>;
+  /// tiny_extent < n <= narrow_extent.
+  using narrow_n = narrow_n_policy<2>;
+  /// m <= tiny_extent.
+  using tiny_m = tiny_m_policy;
+  /// n <= tiny_extent.
+  using tiny_n = tiny_n_policy;
+  /// Scalar loads, for misaligned operands of problems too small to be worth repacking.
+  using unaligned = policy<block_shape<128, 128, 8>, warp_shape<32, 64>, thread_shape<8, 8>, 1, 2>;
+};
+
+/// Hopper (sm_90, H100/H200): 228 KiB of shared memory per SM. Measured on an H200 (bench --set candidates, see
+/// docs/performance.md): 256 x 128 tiles with 16 x 8 per thread (the shape cuBLAS's own FP32 kernel uses) beat
+/// 128 x 128 ones; 8-deep slices in four stages are fastest when A streams in with cp.async, while an operand
+/// staged through registers (read along k) wants 16-deep slices, and when only A is staged the 128 x 256 tile
+/// keeps the staged operand the narrow one.
+struct sm90 : simt_f32_thresholds {
+  /// The first architecture (as `__CUDA_ARCH__`) this entry is tuned for.
+  static constexpr int arch = 900;
+  /// The next older entry of the chain.
+  using previous = sm86;
+  /// Large problems, operands aligned to 16 bytes with leading dimensions that are multiples of 4, op(A) read
+  /// along m (A not transposed, in column-major terms).
+  using general = policy<block_shape<256, 128, 8>, warp_shape<64, 64>, thread_shape<16, 8>, 4, 4>;
+  /// Large problems whose op(A) is read along k (A transposed in column-major terms) and whose B is read along k
+  /// too: both operands are staged through registers.
+  using general_tn = policy<block_shape<256, 128, 16>, warp_shape<64, 64>, thread_shape<16, 8>, 4, 3>;
+  /// Large problems whose op(A) is read along k and whose B is read along n.
+  using general_tt = policy<block_shape<128, 256, 16>, warp_shape<64, 64>, thread_shape<8, 16>, 4, 3>;
+  /// Problems whose large tiles would leave multiprocessors idle (split-K applies on top when needed).
+  using medium = policy<block_shape<128, 128, 16>, warp_shape<32, 64>, thread_shape<8, 8>, 4, 3>;
+  /// Problems too small to fill the GPU with the larger tiles: many small blocks per multiprocessor.
+  using small = small_policy<3>;
+  /// tiny_extent < m <= narrow_extent.
+  using narrow_m = narrow_m_policy<3>;
+  /// tiny_extent < n <= narrow_extent.
+  using narrow_n = narrow_n_policy<3>;
+  /// m <= tiny_extent.
+  using tiny_m = tiny_m_policy;
+  /// n <= tiny_extent.
+  using tiny_n = tiny_n_policy;
+  /// Scalar loads, for misaligned operands of problems too small to be worth repacking.
+  using unaligned = policy<block_shape<128, 128, 16>, warp_shape<32, 64>, thread_shape<8, 8>, 1, 3>;
+  /// The medium tile's throughput relative to the large ones on full waves, on an H200.
+  static constexpr double medium_speed = 0.95;
+  /// The small tile's throughput relative to the large ones on full waves, on an H200.
+  static constexpr double small_speed = 0.87;
+};
+
+/// The newest entry of the float table: what tgemm::gemm() dispatches over for float.
+using simt_f32 = sm90;
+
+}  // namespace tgemm::tuning

@@ -1,0 +1,366 @@
+// The dispatcher's plans, without a GPU: shape -> plan tables for each architecture's device facts, and the
+// properties every plan must have (steps cover C exactly once, workspace regions do not overlap, grids fit).
+#include "catch.hpp"
+#include "pinned_facts.hpp"
+
+#include <tgemm/gemm.cuh>
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+using tgemm::layout;
+using tgemm::op;
+using tgemm::status;
+using tgemm::detail::device_facts;
+using namespace tgemm::test::pinned;
+using tgemm::detail::plan;
+using tgemm::detail::plan_step;
+using tgemm::detail::step_kind;
+using tgemm::tuning::slot;
+
+/// A call as a user makes it; pointers are fake (plans never dereference them), 256-byte aligned plus an offset.
+struct call_spec {
+  layout order = layout::col_major;
+  op op_a = op::none, op_b = op::none;
+  int64_t m = 1, n = 1, k = 1;
+  int64_t lda = 0, ldb = 0, ldc = 0;  // 0: the tight leading dimension
+  int64_t offset_a = 0, offset_b = 0, offset_c = 0;  // in floats
+  float alpha = 1.0f, beta = 0.0f;
+};
+
+int64_t tight_ld(layout order, op operation, int64_t rows, int64_t cols) {
+  const int64_t x_rows = operation == op::none ? rows : cols, x_cols = operation == op::none ? cols : rows;
+  return std::max<int64_t>(1, order == layout::col_major ? x_rows : x_cols);
+}
+
+const float* fake(int64_t offset) { return reinterpret_cast<const float*>(uintptr_t(1) << 40) + offset; }
+
+/// The plan tgemm::gemm() makes for the call on a device with these facts.
+plan plan_for(const call_spec& c, const device_facts& f) {
+  tgemm::detail::canonical_call<tgemm::detail::gemm_types<float>> call;
+  const int64_t lda = c.lda ? c.lda : tight_ld(c.order, c.op_a, c.m, c.k);
+  const int64_t ldb = c.ldb ? c.ldb : tight_ld(c.order, c.op_b, c.k, c.n);
+  const int64_t ldc = c.ldc ? c.ldc : tight_ld(c.order, op::none, c.m, c.n);
+  REQUIRE(tgemm::detail::check_arguments(c.order, c.op_a, c.op_b, c.m, c.n, c.k, c.alpha, fake(c.offset_a), lda,
+                                         fake(c.offset_b), ldb, c.beta, const_cast<float*>(fake(c.offset_c)), ldc,
+                                         call) == status::success);
+  const tgemm::tuning::tuning_values values = tgemm::tuning::values_for<tgemm::tuning::default_chain>(f.arch);
+  plan p;
+  REQUIRE(tgemm::detail::make_plan(call, f, values, p) == status::success);
+  INFO(tgemm::detail::describe(p, &values, "float", call.problem.m, call.problem.n, call.problem.k));
+  return p;
+}
+
+/// The gemm steps' slots, in order, as "general, tiny_m".
+std::string slots_of(const plan& p) {
+  std::string text;
+  for (int i = 0; i < p.step_count; ++i) {
+    if (p.steps[i].kind != step_kind::gemm) continue;
+    if (!text.empty()) text += ", ";
+    text += tgemm::tuning::to_string(p.steps[i].slot);
+    if (p.steps[i].padded) text += " (padded)";
+    if (p.steps[i].slices > 1) text += " x" + std::to_string(p.steps[i].slices);
+  }
+  return text;
+}
+
+/// The step kinds in order, as "pack_b gemm reduce".
+std::string kinds_of(const plan& p) {
+  static const char* names[] = {"pack_a", "pack_b", "gemm", "reduce", "scale"};
+  std::string text;
+  for (int i = 0; i < p.step_count; ++i) text += std::string(i ? " " : "") + names[int(p.steps[i].kind)];
+  return text;
+}
+
+/// One row of a shape -> plan table.
+struct expected_plan {
+  call_spec call;
+  const char* kinds;   ///< kinds_of()
+  const char* slots;   ///< slots_of()
+  bool repacked_a, repacked_b, peeled, staged_c, split_k, unaligned;
+};
+
+void check_table(const device_facts& f, const std::vector<expected_plan>& table) {
+  for (const expected_plan& e : table) {
+    const call_spec& c = e.call;
+    CAPTURE(f.arch, c.m, c.n, c.k, tgemm::to_string(c.order), tgemm::to_string(c.op_a), tgemm::to_string(c.op_b),
+            c.lda, c.ldb, c.ldc, c.offset_a, c.offset_b, c.offset_c);
+    const plan p = plan_for(c, f);
+    CHECK(kinds_of(p) == e.kinds);
+    CHECK(slots_of(p) == e.slots);
+    CHECK(p.repacked_a == e.repacked_a);
+    CHECK(p.repacked_b == e.repacked_b);
+    CHECK(p.peeled == e.peeled);
+    CHECK(p.staged_c == e.staged_c);
+    CHECK(p.split_k == e.split_k);
+    CHECK(p.unaligned == e.unaligned);
+  }
+}
+
+call_spec shape(int64_t m, int64_t n, int64_t k, op op_a = op::none, op op_b = op::none) {
+  call_spec c;
+  c.m = m, c.n = n, c.k = k, c.op_a = op_a, c.op_b = op_b;
+  return c;
+}
+
+call_spec with(call_spec c, int64_t offset_a, int64_t offset_b, int64_t offset_c) {
+  c.offset_a = offset_a, c.offset_b = offset_b, c.offset_c = offset_c;
+  return c;
+}
+
+call_spec with_ldc(call_spec c, int64_t ldc) {
+  c.ldc = ldc;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("H200 plans: tiles, repacking, peeling, staging and split-K by shape", "[plan]") {
+  const op N = op::none, T = op::transpose;
+  check_table(h200(), {
+      // Large aligned products (2mnk >= 2^34): the operands read along k are repacked so both tiles stream in with
+      // cp.async; the large tile then runs in one launch.
+      {shape(4096, 4096, 4096), "pack_b gemm", "general", false, true, false, false, false, false},
+      {shape(8192, 8192, 8192), "pack_b gemm", "general", false, true, false, false, false, false},
+      {shape(4096, 4096, 4096, N, T), "gemm", "general", false, false, false, false, false, false},
+      {shape(4096, 4096, 4096, T, N), "pack_a pack_b gemm", "general", true, true, false, false, false, false},
+      {shape(4096, 4096, 4096, T, T), "pack_a gemm", "general", true, false, false, false, false, false},
+      {shape(2048, 2048, 2048), "pack_b gemm", "general", false, true, false, false, false, false},  // 2mnk = 2^34
+      // Ragged: misaligned operands are copied, padded to whole 256 tiles, and the large tile loads through the
+      // padding; a C whose ldc is odd is computed into aligned workspace and copied by a one-slice reduce.
+      {shape(4095, 4095, 4095), "pack_a pack_b gemm reduce", "general", true, true, false, true, false, false},
+      {with_ldc(shape(4095, 4095, 4095), 4096), "pack_a pack_b gemm", "general (padded)", true, true, false, false,
+       false, false},
+      // 4097^3: the whole tiles run the large tile (staged: ldc = 4097), the 1-wide strips the tiny ones, split.
+      {shape(4097, 4097, 4097), "pack_a pack_b gemm reduce gemm reduce gemm reduce",
+       "general, tiny_m x15, tiny_n x15", true, true, true, true, true, false},
+      {shape(2080, 4100, 16), "gemm gemm gemm", "general, narrow_m, tiny_n", false, false, true, false, false, false},
+      // Below 2^34 flops nothing aligned is repacked: the large tile for the layout.
+      {shape(2000, 2000, 2000), "gemm", "general", false, false, false, false, false, false},
+      {shape(2000, 2000, 2000, T, N), "gemm", "general_tn", false, false, false, false, false, false},
+      {shape(2000, 2000, 2000, T, T), "gemm", "general_tt", false, false, false, false, false, false},
+      {shape(4096, 4096, 128), "gemm", "general", false, false, false, false, false, false},
+      // Few tiles: split-K on the medium tile.
+      {shape(256, 192, 128), "gemm reduce", "medium x2", false, false, false, false, true, false},
+      {shape(256, 256, 16384), "gemm reduce", "medium x64", false, false, false, false, true, false},
+      {shape(128, 4096, 4096), "gemm reduce", "medium x8", false, false, false, false, true, false},
+      {shape(1024, 1024, 1024), "gemm reduce", "medium x4", false, false, false, false, true, false},
+      // Thin problems: 16- and 32-wide tiles, split when they leave SMs idle.
+      {shape(16, 8192, 8192), "gemm reduce", "tiny_m x8", false, false, false, false, true, false},
+      {shape(8192, 16, 8192), "gemm reduce", "tiny_n x10", false, false, false, false, true, false},
+      {shape(24, 520, 3000), "gemm reduce", "narrow_m x38", false, false, false, false, true, false},
+      {shape(700, 20, 2500), "gemm reduce", "narrow_n x32", false, false, false, false, true, false},
+      {shape(4, 300, 76), "gemm", "tiny_m", false, false, false, false, false, false},
+      // Misaligned: scalar loads below 2^27 flops (ldb = k = 130 here), a copy of only the misaligned operand
+      // above (lda = m = 1; B three floats off).
+      {shape(256, 192, 130), "gemm reduce", "unaligned x2", false, false, false, false, true, true},
+      {with(shape(129, 257, 64), 1, 0, 0), "gemm", "unaligned", false, false, false, false, false, true},
+      {shape(1, 4100, 16400), "pack_a gemm reduce", "tiny_m x16", true, false, false, false, true, false},
+      {with(shape(4100, 1, 16400, N, T), 0, 3, 0), "pack_b gemm reduce", "tiny_n x16", false, true, false, false,
+       true, false},
+      // Nothing to compute: C = beta C, or nothing at all.
+      {[] { call_spec c = shape(33, 17, 0); c.beta = 0.5f; return c; }(), "scale", "", false, false, false, false,
+       false, false},
+      {[] { call_spec c = shape(33, 17, 9); c.alpha = 0.0f; c.beta = 1.0f; return c; }(), "", "", false, false, false,
+       false, false, false},
+  });
+}
+
+TEST_CASE("plans for other GPUs follow their own tuning entry and size", "[plan]") {
+  // The same 4096^3 problem on each GPU: one large-tile launch after B's copy, with that entry's tile.
+  for (const device_facts& f : {a100(), rtx3090(), t4()}) {
+    CAPTURE(f.arch);
+    const plan p = plan_for(shape(4096, 4096, 4096), f);
+    REQUIRE(kinds_of(p) == "pack_b gemm");
+    REQUIRE(p.steps[1].threads == 256);
+    REQUIRE(p.steps[1].tiles_m == 32);  // 128 x 128 tiles before sm_90
+    REQUIRE(p.steps[1].tiles_n == 32);
+    REQUIRE(p.arch == f.arch);
+  }
+  // sm_90's 256 x 128 tile.
+  const plan hopper = plan_for(shape(4096, 4096, 4096), h200());
+  REQUIRE(hopper.steps[1].tiles_m == 16);
+  REQUIRE(hopper.steps[1].tiles_n == 32);
+  // A split sized to the GPU: slices fill one wave of its resident blocks (a T4's 40 SMs hold 40 of them already).
+  check_table(a100(), {{shape(16, 8192, 8192), "gemm reduce", "tiny_m x6", false, false, false, false, true, false}});
+  check_table(rtx3090(), {{shape(16, 8192, 8192), "gemm reduce", "tiny_m x2", false, false, false, false, true, false}});
+  check_table(t4(), {{shape(16, 8192, 8192), "gemm", "tiny_m", false, false, false, false, false, false}});
+  // Waves decide between the tiles: on an A100 and a T4, 2000^3 runs more evenly on the small tile.
+  check_table(a100(), {{shape(2000, 2000, 2000, op::transpose, op::none), "gemm", "small", false, false, false, false,
+                        false, false}});
+  check_table(rtx3090(), {{shape(2000, 2000, 2000, op::transpose, op::none), "gemm", "general_tn", false, false, false,
+                           false, false, false}});
+  check_table(t4(), {{shape(2000, 2000, 2000, op::transpose, op::none), "gemm", "small", false, false, false, false,
+                      false, false}});
+}
+
+namespace {
+
+/// The properties every plan has, checked on one call.
+void check_plan_properties(const call_spec& c, const device_facts& f) {
+  CAPTURE(f.arch, c.m, c.n, c.k, tgemm::to_string(c.order), tgemm::to_string(c.op_a), tgemm::to_string(c.op_b),
+          c.offset_a, c.offset_b, c.offset_c, c.ldc);
+  const plan p = plan_for(c, f);
+  REQUIRE(p.step_count <= plan::max_steps);
+  const int64_t m = c.order == layout::col_major ? c.m : c.n, n = c.order == layout::col_major ? c.n : c.m;
+  // Every element of C is written exactly once (by a gemm step to C, or by the reduce after a gemm to workspace).
+  std::vector<int> writes(size_t(m * n), 0);
+  size_t packed_end = 0;
+  for (int i = 0; i < p.step_count; ++i) {
+    const plan_step& s = p.steps[i];
+    if (s.kind == step_kind::pack_a || s.kind == step_kind::pack_b) {
+      REQUIRE(s.offset % tgemm::detail::workspace_alignment == 0);
+      REQUIRE(s.offset >= packed_end);  // the copies follow one another
+      packed_end = s.offset + size_t(s.ld_packed * s.extent_k) * sizeof(float);
+      REQUIRE(s.ld_packed >= s.extent_mn);
+      REQUIRE(s.ld_packed % 4 == 0);
+      continue;
+    }
+    if (s.kind == step_kind::gemm) {
+      REQUIRE(s.tiles_m * s.tiles_n >= 1);
+      REQUIRE(tgemm::kernel::grid_fits(s.tiles_m * s.tiles_n));
+      REQUIRE(s.slices >= 1);
+      REQUIRE(s.slices <= tgemm::kernel::max_grid_y);
+      if (s.slices > 1) REQUIRE(s.slices * s.k_per_slice >= c.k);
+      if (s.slices > 1) REQUIRE((s.slices - 1) * s.k_per_slice < c.k);  // no empty slice
+      if (s.to_workspace) {
+        REQUIRE(s.offset >= packed_end);  // scratch never overlaps the copies
+        REQUIRE(s.offset % tgemm::detail::workspace_alignment == 0);
+        REQUIRE(s.ld_out >= s.rows);
+        const size_t bytes = size_t(s.slices * s.ld_out * s.cols) * sizeof(float);
+        REQUIRE(s.offset + bytes <= p.workspace_bytes);
+        REQUIRE(i + 1 < p.step_count);
+        REQUIRE(p.steps[i + 1].kind == step_kind::reduce);
+        continue;  // its reduce writes C
+      }
+    }
+    if (s.kind == step_kind::gemm || s.kind == step_kind::reduce || s.kind == step_kind::scale) {
+      REQUIRE(s.row >= 0);
+      REQUIRE(s.col >= 0);
+      REQUIRE(s.row + s.rows <= m);
+      REQUIRE(s.col + s.cols <= n);
+      for (int64_t j = s.col; j < s.col + s.cols; ++j) {
+        for (int64_t r = s.row; r < s.row + s.rows; ++r) ++writes[size_t(r + j * m)];
+      }
+    }
+  }
+  if (c.alpha == 1.0f || c.beta != 1.0f) {  // (alpha = 0 with beta = 1 writes nothing)
+    REQUIRE(std::count(writes.begin(), writes.end(), 1) == int64_t(writes.size()));
+  }
+  REQUIRE(packed_end <= p.workspace_bytes);
+}
+
+}  // namespace
+
+TEST_CASE("every plan writes each element of C once and keeps its workspace regions apart", "[plan]") {
+  std::mt19937_64 random(20261130);
+  auto extent = [&](int64_t cap) {
+    const int64_t choices[] = {1, 2, 15, 16, 17, 31, 32, 33, 127, 128, 129, 255, 256, 257, 511, 1000, 2049};
+    return std::uniform_int_distribution<int>(0, 3)(random) == 0
+               ? std::uniform_int_distribution<int64_t>(1, cap)(random)
+               : choices[std::uniform_int_distribution<int>(0, 16)(random)];
+  };
+  int checked = 0;
+  for (const device_facts& f : {h200(), a100(), rtx3090(), t4()}) {
+    for (int i = 0; i < 150; ++i) {
+      call_spec c;
+      c.order = random() % 2 ? layout::col_major : layout::row_major;
+      c.op_a = random() % 2 ? op::none : op::transpose;
+      c.op_b = random() % 2 ? op::none : op::transpose;
+      c.m = extent(2100), c.n = extent(2100), c.k = extent(5000);
+      c.offset_a = random() % 3 == 0 ? int64_t(random() % 4) : 0;
+      c.offset_b = random() % 3 == 0 ? int64_t(random() % 4) : 0;
+      c.offset_c = random() % 3 == 0 ? int64_t(random() % 4) : 0;
+      if (random() % 4 == 0) c.ldc = tight_ld(c.order, op::none, c.m, c.n) + int64_t(random() % 5);
+      c.beta = random() % 2 ? 0.0f : 0.5f;
+      check_plan_properties(c, f);
+      ++checked;
+    }
+  }
+  // Large shapes, where repacking, padding, peeling and staging happen.
+  const int64_t large[][3] = {{4095, 4095, 4095}, {4097, 4097, 4097}, {4097, 2049, 24}, {2080, 4100, 16},
+                              {1030, 4128, 20},   {2300, 2172, 2051}, {4000, 3900, 600}, {2100, 2050, 24}};
+  for (const device_facts& f : {h200(), a100()}) {
+    for (const auto& s : large) {
+      for (int variant = 0; variant < 8; ++variant) {
+        call_spec c = shape(s[0], s[1], s[2], variant & 1 ? op::transpose : op::none,
+                            variant & 2 ? op::transpose : op::none);
+        if (variant & 4) c.offset_a = 1, c.offset_c = 3;
+        check_plan_properties(c, f);
+        ++checked;
+      }
+    }
+  }
+  SUCCEED(checked << " plans checked");
+}
+
+TEST_CASE("the workspace is sized for the regions the steps use", "[plan]") {
+  // B's copy: n x k floats.
+  REQUIRE(plan_for(shape(4096, 4096, 4096), h200()).workspace_bytes == size_t(4096) * 4096 * 4);
+  // Split-K: slices x ld x n floats of partials.
+  const plan split = plan_for(shape(256, 192, 130), h200());
+  REQUIRE(split.workspace_bytes == size_t(2) * 256 * 192 * 4);
+  // Nothing to copy, split or stage: no workspace.
+  REQUIRE(plan_for(shape(2000, 2000, 2000), h200()).workspace_bytes == 0);
+  // Peeled strips reuse one scratch region: the largest of them, not their sum.
+  const plan peeled = plan_for(shape(4097, 4097, 4097), h200());
+  size_t largest = 0;
+  for (int i = 0; i < peeled.step_count; ++i) {
+    const plan_step& s = peeled.steps[i];
+    if (s.kind == step_kind::gemm && s.to_workspace) {
+      largest = std::max(largest, size_t(s.slices * s.ld_out * s.cols) * sizeof(float));
+    }
+  }
+  const size_t copies = size_t(4352) * 4097 * 4 * 2;  // A and B padded to 17 x 256 rows
+  REQUIRE(peeled.workspace_bytes >= copies + largest);
+  REQUIRE(peeled.workspace_bytes < copies + largest + 3 * tgemm::detail::workspace_alignment);
+}
+
+TEST_CASE("a plan too large for one grid is refused before any launch", "[plan]") {
+  tgemm::detail::canonical_call<tgemm::detail::gemm_types<float>> call;
+  // 16 rows: the 16 x 128 tile; n = 2^56 columns need 2^49 blocks, more than (2^31 - 1) x 65535.
+  const int64_t m = 16, n = int64_t(1) << 56;
+  REQUIRE(tgemm::detail::check_arguments(layout::col_major, op::none, op::transpose, m, n, 4, 1.0f, fake(0), m,
+                                         fake(0), n, 0.0f, const_cast<float*>(fake(0)), m, call) == status::success);
+  plan p;
+  const device_facts f = h200();
+  REQUIRE(tgemm::detail::make_plan(call, f, tgemm::tuning::values_for<tgemm::tuning::default_chain>(f.arch), p) ==
+          status::invalid_dimension);
+  REQUIRE(tgemm::last_error().message.find("thread blocks") != std::string::npos);
+}
+
+TEST_CASE("a fixed policy's plan is one launch of its tiles", "[plan]") {
+  using policy = tgemm::seed::vectorized;
+  tgemm::detail::canonical_call<tgemm::detail::gemm_types<float>> call;
+  REQUIRE(tgemm::detail::check_arguments(layout::row_major, op::none, op::transpose, 300, 200, 100, 1.0f, fake(0), 100,
+                                         fake(0), 100, 0.5f, const_cast<float*>(fake(0)), 200, call) ==
+          status::success);
+  plan p;
+  REQUIRE(tgemm::detail::plan_fixed(call, tgemm::tuning::numbers_of<policy>(), p) == status::success);
+  REQUIRE(kinds_of(p) == "gemm");
+  REQUIRE(p.steps[0].tiles_m == 2);  // m = 200 after the row-major swap, 128-row tiles
+  REQUIRE(p.steps[0].tiles_n == 3);  // n = 300
+  REQUIRE(p.steps[0].threads == policy::threads);
+  REQUIRE(p.steps[0].shared_bytes == policy::shared_bytes);
+  REQUIRE(p.workspace_bytes == 0);
+}
+
+TEST_CASE("TGEMM_PRINT_PLAN's text names every step", "[plan]") {
+  const plan p = plan_for(shape(4097, 4097, 4097), h200());
+  const auto values = tgemm::tuning::values_for<tgemm::tuning::default_chain>(900);
+  const std::string text = tgemm::detail::describe(p, &values, "float", 4097, 4097, 4097);
+  INFO(text);
+  REQUIRE(text.find("tgemm plan: float m=4097 n=4097 k=4097") != std::string::npos);
+  REQUIRE(text.find("repack A, repack B, peeled, staged C, split-K") != std::string::npos);
+  REQUIRE(text.find("1. pack A") != std::string::npos);
+  REQUIRE(text.find("3. gemm general tiled_b256x128x8_w64x64_t16x8_v4_s4_u8_f32: C[0:+4096, 0:+4096]") !=
+          std::string::npos);
+  REQUIRE(text.find("gemm tiny_m") != std::string::npos);
+  REQUIRE(text.find("reduce") != std::string::npos);
+  REQUIRE(std::count(text.begin(), text.end(), '\n') == 1 + p.step_count);
+}

@@ -1,4 +1,0 @@
-// Part 3 of the policies of paths.hpp (see paths_impl.cuh).
-#include "paths_impl.cuh"
-
-template void tgemm::reliability::add_policy_paths<3>(std::vector<tgemm::reliability::gemm_path>&);
