@@ -6,6 +6,7 @@
 
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <cstdio>
 #include <mutex>
 #include <type_traits>
@@ -131,20 +132,30 @@ struct tuned_kernels {
     return result;
   }
 
-  /// read_facts(), once per device (below cached_devices; others are read on every call).
-  static status facts_for(int device, device_facts& facts, tuning::tuning_values& values) {
+  /// A device's facts and the values of its tuning entry.
+  struct known_device {
+    device_facts facts;            ///< What the plan depends on.
+    tuning::tuning_values values;  ///< The entry serving facts.arch.
+  };
+
+  /// read_facts(), once per device below cached_devices (others are read on every call, into `uncached`). After
+  /// the first call for a device, a lock-free read of the cached record.
+  static status facts_for(int device, const known_device*& known, known_device& uncached) {
     static std::mutex mutex;
-    static device_facts known[cached_devices];
-    static tuning::tuning_values known_values[cached_devices];
-    static bool ready[cached_devices] = {};
-    if (device < 0 || device >= cached_devices) return read_facts(device, facts, values);
-    std::lock_guard<std::mutex> lock(mutex);
-    if (!ready[device]) {
-      if (status s = read_facts(device, known[device], known_values[device]); s != status::success) return s;
-      ready[device] = true;
+    static known_device cache[cached_devices];
+    static std::atomic<bool> ready[cached_devices];
+    if (device < 0 || device >= cached_devices) {
+      known = &uncached;
+      return read_facts(device, uncached.facts, uncached.values);
     }
-    facts = known[device];
-    values = known_values[device];
+    if (!ready[device].load(std::memory_order_acquire)) {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (!ready[device].load(std::memory_order_relaxed)) {
+        if (status s = read_facts(device, cache[device].facts, cache[device].values); s != status::success) return s;
+        ready[device].store(true, std::memory_order_release);
+      }
+    }
+    known = &cache[device];
     return status::success;
   }
 
@@ -172,16 +183,16 @@ status dispatch(const canonical_call<Types>& call, cudaStream_t stream, const wo
   using kernels = tuned_kernels<typename tuning::default_table<typename Types::element_c>::type>;
   static_assert(std::is_same<typename kernels::types, Types>::value, "the tuning table serves other element types");
   plan p;
-  tuning::tuning_values values;
+  typename kernels::known_device uncached;
+  const typename kernels::known_device* known = nullptr;
   if (call.reads_operands) {
-    device_facts facts;
-    if (status s = kernels::facts_for(device, facts, values); s != status::success) return s;
-    if (status s = make_plan(call, facts, values, p); s != status::success) return s;
+    if (status s = kernels::facts_for(device, known, uncached); s != status::success) return s;
+    if (status s = make_plan(call, known->facts, known->values, p); s != status::success) return s;
   } else {
     if (status s = plan_fixed(call, tuning::policy_numbers{}, p); s != status::success) return s;
   }
   if (print_plans_requested()) {
-    std::fputs(describe(p, call.reads_operands ? &values : nullptr, element_traits<typename Types::element_c>::name,
+    std::fputs(describe(p, known != nullptr ? &known->values : nullptr, element_traits<typename Types::element_c>::name,
                         call.problem.m, call.problem.n, call.problem.k)
                    .c_str(),
                stderr);
@@ -199,8 +210,12 @@ status dispatch(const canonical_call<Types>& call, cudaStream_t stream, const wo
 }
 
 TGEMM_DISPATCH_API status dispatcher_facts(int device, device_facts& facts) {
-  tuning::tuning_values values;
-  return tuned_kernels<tuning::default_table<float>::type>::facts_for(device, facts, values);
+  using kernels = tuned_kernels<tuning::default_table<float>::type>;
+  typename kernels::known_device uncached;
+  const typename kernels::known_device* known = nullptr;
+  if (status s = kernels::facts_for(device, known, uncached); s != status::success) return s;
+  facts = known->facts;
+  return status::success;
 }
 
 TGEMM_END_DISPATCH_NAMESPACE

@@ -33,9 +33,8 @@ struct fixed_kernel {
 
   status prepare(const plan_step&, int device) const {
     return with_ops(op_a, op_b, [&](auto a, auto b) {
-      const std::string what = "the kernel of policy " + Policy::name();
-      return prepare_kernel_once<kernel<decltype(a)::value, decltype(b)::value>>(device, Policy::shared_bytes,
-                                                                                 what.c_str());
+      return prepare_kernel_once<kernel<decltype(a)::value, decltype(b)::value>>(
+          device, Policy::shared_bytes, [] { return "the kernel of policy " + Policy::name(); });
     });
   }
 

@@ -6,6 +6,8 @@
 
 #include <atomic>
 #include <cstdint>
+#include <string>
+#include <type_traits>
 
 #include "../status.cuh"
 #include "capture.cuh"
@@ -47,14 +49,21 @@ struct kernel_readiness {
   inline static std::atomic<uint64_t> devices{0};
 };
 
-/// prepare_kernel() for a kernel known at compile time, done once per kernel and device.
-template <auto Kernel>
-status prepare_kernel_once(int device, int shared_bytes, const char* what) {
+/// prepare_kernel() for a kernel known at compile time, done once per kernel and device. `what` names the kernel
+/// for messages: a string, or a callable returning one (called only when the kernel is prepared, not on every call).
+template <auto Kernel, class What>
+status prepare_kernel_once(int device, int shared_bytes, const What& what) {
   const uint64_t bit = device >= 0 && device < 64 ? uint64_t(1) << device : 0;
   if (bit != 0 && (kernel_readiness<Kernel>::devices.load(std::memory_order_acquire) & bit) != 0) {
     return status::success;
   }
-  if (status s = prepare_kernel(Kernel, device, shared_bytes, what); s != status::success) return s;
+  status s;
+  if constexpr (std::is_invocable<const What&>::value) {
+    s = prepare_kernel(Kernel, device, shared_bytes, std::string(what()).c_str());
+  } else {
+    s = prepare_kernel(Kernel, device, shared_bytes, what);
+  }
+  if (s != status::success) return s;
   if (bit != 0) kernel_readiness<Kernel>::devices.fetch_or(bit, std::memory_order_release);
   return status::success;
 }

@@ -2,7 +2,7 @@
 /// \brief Mainloop tags: which algorithm a policy's blocks run over k. The set is open.
 ///
 /// A policy names its mainloop with a tag type (`Policy::mainloop_tag`). The device layer implements a tag by
-/// specialising tgemm::device::block_mainloop<Tag, Policy> in a header of its own (device/mainloop/<tag>.cuh);
+/// specialising tgemm::device::block_mainloop<Tag, Policy> in a header of its own (`device/mainloop/TAG.cuh`);
 /// a tag nobody implements stops the build with a plain message. Adding a mainloop (tensor cores, wgmma) is a
 /// new tag here, a new file there, and one line in the tuning table that uses it.
 #pragma once

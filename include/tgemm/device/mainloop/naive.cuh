@@ -23,17 +23,22 @@ struct block_mainloop<mainloop::naive, Policy> {
 
   /// The one-element "register tile" of a thread, for the epilogue.
   struct element_layout {
-    int row0, col0;
+    int row0;  ///< The thread's row in the block tile.
+    int col0;  ///< The thread's column in the block tile.
+    /// Block-tile row of accumulator row i (there is one).
     __device__ __forceinline__ int row(int) const { return row0; }
+    /// Block-tile column of accumulator column j (there is one).
     __device__ __forceinline__ int col(int) const { return col0; }
   };
   /// The epilogue sees a 1 x 1 tile per thread.
   struct tile_shape {
-    static constexpr int thread_m = 1;
-    static constexpr int thread_n = 1;
-    static constexpr int store_width = 1;
+    static constexpr int thread_m = 1;     ///< Accumulator rows per thread.
+    static constexpr int thread_n = 1;     ///< Accumulator columns per thread.
+    static constexpr int store_width = 1;  ///< Elements per store.
   };
 
+  /// Element (tile_row * block_m + t % block_m, tile_col * block_n + t / block_m) of op(A) op(B) for thread t,
+  /// handed to the epilogue.
   template <op OpA, op OpB, class Problem, class Epilogue>
   static __device__ __forceinline__ void run(const Problem& p, int64_t, int64_t, int64_t tile_row, int64_t tile_col,
                                              shared_storage&, const Epilogue& epilogue) {

@@ -20,10 +20,10 @@ namespace tgemm::device {
 /// registers, and with Stages >= 2 the copies of later slices overlap the multiply-adds of the current one.
 template <int Stages, class Policy>
 struct block_mainloop<mainloop::simt_multistage<Stages>, Policy> {
-  using element_a = typename Policy::element_a;
-  using element_b = typename Policy::element_b;
-  using accumulator = typename Policy::accumulator_type;
-  static constexpr int stages = Stages;
+  using element_a = typename Policy::element_a;            ///< A's elements.
+  using element_b = typename Policy::element_b;            ///< B's elements.
+  using accumulator = typename Policy::accumulator_type;  ///< The type products are summed in.
+  static constexpr int stages = Stages;                    ///< Shared-memory buffers of the k pipeline.
 
   /// `stages` slices of A and B, k-major, rows padded.
   struct alignas(16) shared_storage {
