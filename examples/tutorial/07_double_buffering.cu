@@ -16,7 +16,8 @@
 // waits until at most N batches are still in flight). Operands whose layout needs a transpose on the way into
 // shared memory are instead loaded into registers at the start of the slice and stored at its end, which overlaps
 // just as well. More stages hide longer latencies at the cost of shared memory (stages x slice size), which may
-// leave room for fewer resident blocks: `stages` is a tuning knob, and the policy for sm_90 in tuning.cuh uses 3.
+// leave room for fewer resident blocks: `stages` is a tuning knob. The sm_90 entry of tuning/simt_f32.cuh uses 4
+// for its large tile of 8-deep slices and 3 for its tiles of 16-deep slices.
 //
 // Usage: tgemm_tutorial_07_double_buffering [n]   (an n x n x n product, default 4096)
 #include <tgemm/gemm.cuh>

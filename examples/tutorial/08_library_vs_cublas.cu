@@ -1,11 +1,12 @@
 // Step 8: the library call beside cuBLAS. tgemm::gemm() and cublasSgemm() on the same inputs.
 //
 // tgemm::gemm() is the one-call API: the arguments of cblas_sgemm on device pointers, plus a stream. It validates
-// them, reads which architecture's code this GPU runs, and takes from tuning.cuh the policies tuned for that
-// architecture: a large tile for large problems, smaller tiles (and a k split) when the large one would leave
-// multiprocessors idle, 32-wide tiles for very thin problems; misaligned operands are repacked or read with
-// scalar loads. The tuned policies are step 7's kernel with other numbers (tile sizes, depth, stages); the
-// program prints the one used for large problems.
+// them, reads which architecture's code this GPU runs, and plans the call with the policies that
+// tuning/simt_f32.cuh gives that architecture: a large tile for large problems, smaller tiles (and a k split)
+// when the large one would leave multiprocessors idle, 16- and 32-wide tiles for very thin problems; misaligned
+// operands are repacked or read with scalar loads. Then it launches the plan's kernels. The tuned policies are
+// step 7's kernel with other numbers (tile sizes, depth, stages); the program prints the one used for large
+// problems, and TGEMM_PRINT_PLAN=1 makes every call print its whole plan to stderr.
 //
 // cuBLAS is the yardstick. It is set to CUBLAS_DEFAULT_MATH, which computes FP32 in FP32 like tgemm: TF32 tensor
 // cores would be faster but round the inputs to 10-bit mantissas, a different computation.
