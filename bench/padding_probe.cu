@@ -8,6 +8,8 @@
 // sm_90 only: the host side launches with the sm_90 entry of the default chain.
 #include <tgemm/gemm.cuh>
 
+#include "check_cuda.hpp"
+
 #include <cstdio>
 #include <cstdlib>
 
@@ -28,10 +30,6 @@ const probe_case cases[] = {{false, 4096, 4096, 4096}, {true, 4096, 4096, 4096},
                             {false, 4095, 4096, 4096}};
 constexpr int case_count = int(sizeof(cases) / sizeof(cases[0]));
 
-bool ok(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
-  return e == cudaSuccess;
-}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -41,7 +39,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   cudaDeviceProp prop{};
-  if (!ok(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties")) return 1;
+  TGEMM_CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
   if (prop.major != 9) {
     std::fprintf(stderr, "tgemm_padding_probe launches sm_90's large tile; this GPU is sm_%d%d\n", prop.major,
                  prop.minor);
@@ -50,16 +48,12 @@ int main(int argc, char** argv) {
   const probe_case& c = cases[which];
   const size_t elements = size_t(4096) * 4096;
   float *a = nullptr, *b = nullptr, *out = nullptr;
-  if (!ok(cudaMalloc(&a, elements * sizeof(float)), "cudaMalloc A") ||
-      !ok(cudaMalloc(&b, elements * sizeof(float)), "cudaMalloc B") ||
-      !ok(cudaMalloc(&out, elements * sizeof(float)), "cudaMalloc C")) {
-    return 1;
-  }
+  TGEMM_CHECK_CUDA(cudaMalloc(&a, elements * sizeof(float)));
+  TGEMM_CHECK_CUDA(cudaMalloc(&b, elements * sizeof(float)));
+  TGEMM_CHECK_CUDA(cudaMalloc(&out, elements * sizeof(float)));
   // 0x3c3c3c3c is about 0.0115: finite products, whatever the kernel reads.
-  if (!ok(cudaMemset(a, 0x3c, elements * sizeof(float)), "cudaMemset") ||
-      !ok(cudaMemset(b, 0x3c, elements * sizeof(float)), "cudaMemset")) {
-    return 1;
-  }
+  TGEMM_CHECK_CUDA(cudaMemset(a, 0x3c, elements * sizeof(float)));
+  TGEMM_CHECK_CUDA(cudaMemset(b, 0x3c, elements * sizeof(float)));
   // The kernel as the dispatcher launches it (host/execute.cuh), with the large tile's grid.
   const device::problem p{c.mn, c.mn, c.k, a, 4096, b, 4096};
   const device::linear_combination e{1.0f, 0.0f, out, c.ldc};
@@ -79,7 +73,7 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
-  if (!ok(cudaDeviceSynchronize(), "kernel")) return 1;
+  TGEMM_CHECK_CUDA(cudaDeviceSynchronize());
   std::printf("case %d: %s kernel, m = n = %lld, k = %lld, ldc = %lld\n", which, c.padded ? "padded" : "plain",
               (long long)c.mn, (long long)c.k, (long long)c.ldc);
   cudaFree(a), cudaFree(b), cudaFree(out);

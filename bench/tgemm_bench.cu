@@ -12,6 +12,11 @@
 // Usage: tgemm_bench [--set all|square|odd|skinny|layouts|thin|progression|candidates] [--reps N] [--out DIR] [--quick]
 #include <tgemm/gemm.cuh>
 
+#include "check_cuda.hpp"
+#include "device_random.cuh"
+#include "random.hpp"
+#include "timing.hpp"
+
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -29,15 +34,6 @@
 #include <vector>
 
 namespace {
-
-#define BENCH_CUDA(call)                                                                                    \
-  do {                                                                                                      \
-    const cudaError_t e_ = (call);                                                                          \
-    if (e_ != cudaSuccess) {                                                                                \
-      std::fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-      std::exit(2);                                                                                         \
-    }                                                                                                       \
-  } while (0)
 
 #define BENCH_CUBLAS(call)                                                                     \
   do {                                                                                         \
@@ -61,17 +57,6 @@ struct shape {
 std::string ops_name(const shape& s) {
   return std::string(s.order == layout::col_major ? "col" : "row") + "/" + (s.op_a == op::none ? "N" : "T") +
          (s.op_b == op::none ? "N" : "T");
-}
-
-/// Counter-hash fill: random values in [-1, 1), different per buffer and per run.
-__global__ void fill_random(float* x, size_t count, uint64_t seed) {
-  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += size_t(gridDim.x) * blockDim.x) {
-    uint64_t z = seed + (i + 1) * 0x9e3779b97f4a7c15ull;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    z ^= z >> 31;
-    x[i] = float(int64_t(z >> 40) - (int64_t(1) << 23)) * (1.0f / float(1 << 23));
-  }
 }
 
 /// One set of operands; several are rotated so that inputs do not sit in L2 between launches.
@@ -105,19 +90,18 @@ void make_workspace(const shape& s, size_t l2_bytes, workspace& w) {
   const size_t c = size_t(w.ldc * stored_lines(s.order, op::none, s.m, s.n));
   const size_t bytes = (a + b + c) * sizeof(float);
   const int copies = int(std::min<size_t>(16, std::max<size_t>(1, (2 * l2_bytes + bytes - 1) / bytes)));
-  static uint64_t seed = 0x5eed0000ull ^ uint64_t(std::random_device{}());
+  static uint64_t seed = tgemm::test::run_seed();  // printed, so a run's inputs can be generated again
   for (int i = 0; i < copies; ++i) {
     operands o;
-    BENCH_CUDA(cudaMalloc(&o.a, a * sizeof(float)));
-    BENCH_CUDA(cudaMalloc(&o.b, b * sizeof(float)));
-    BENCH_CUDA(cudaMalloc(&o.c, c * sizeof(float)));
-    fill_random<<<1024, 256>>>(o.a, a, ++seed * 7919);
-    fill_random<<<1024, 256>>>(o.b, b, ++seed * 7919);
-    fill_random<<<1024, 256>>>(o.c, c, ++seed * 7919);
-    BENCH_CUDA(cudaGetLastError());
+    TGEMM_CHECK_CUDA(cudaMalloc(&o.a, a * sizeof(float)));
+    TGEMM_CHECK_CUDA(cudaMalloc(&o.b, b * sizeof(float)));
+    TGEMM_CHECK_CUDA(cudaMalloc(&o.c, c * sizeof(float)));
+    tgemm::test::fill_uniform(o.a, a, ++seed * 7919);
+    tgemm::test::fill_uniform(o.b, b, ++seed * 7919);
+    tgemm::test::fill_uniform(o.c, c, ++seed * 7919);
     w.sets.push_back(o);
   }
-  BENCH_CUDA(cudaDeviceSynchronize());
+  TGEMM_CHECK_CUDA(cudaDeviceSynchronize());
 }
 
 /// A contender: launches one GEMM on the given operands (alpha = 1, beta = 0).
@@ -159,11 +143,9 @@ bool run_cublas(const shape& s, const workspace& w, const operands& o) {
                      int(w.lda), &beta, o.c, int(w.ldc)) == CUBLAS_STATUS_SUCCESS;
 }
 
-/// Median milliseconds of single launches, each timed by its own pair of events, after warm-up.
+/// Median milliseconds of single launches (tgemm::test::median_event_ms), after 3 warm-up launches; the operand
+/// sets rotate launch by launch. -1 when the contender refuses the shape.
 double time_median_ms(const contender& c, const shape& s, const workspace& w, int reps, double budget_ms) {
-  cudaEvent_t start, stop;
-  BENCH_CUDA(cudaEventCreate(&start));
-  BENCH_CUDA(cudaEventCreate(&stop));
   size_t rotation = 0;
   auto next = [&]() -> const operands& { return w.sets[rotation++ % w.sets.size()]; };
   for (int i = 0; i < 3; ++i) {
@@ -173,26 +155,8 @@ double time_median_ms(const contender& c, const shape& s, const workspace& w, in
       return -1;
     }
   }
-  BENCH_CUDA(cudaDeviceSynchronize());
-  std::vector<float> times;
-  double total = 0;
-  while (int(times.size()) < reps || (total < budget_ms && int(times.size()) < 4 * reps)) {
-    const operands& o = next();
-    BENCH_CUDA(cudaEventRecord(start));
-    c.run(s, w, o);
-    BENCH_CUDA(cudaEventRecord(stop));
-    BENCH_CUDA(cudaEventSynchronize(stop));
-    float ms = 0;
-    BENCH_CUDA(cudaEventElapsedTime(&ms, start, stop));
-    times.push_back(ms);
-    total += ms;
-    if (total > 20 * budget_ms && int(times.size()) >= 5) break;  // very slow rungs (naive at 8192): enough
-  }
-  BENCH_CUDA(cudaGetLastError());
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
-  return times[times.size() / 2];
+  TGEMM_CHECK_CUDA(cudaDeviceSynchronize());
+  return tgemm::test::median_event_ms([&] { c.run(s, w, next()); }, reps, budget_ms);
 }
 
 struct row {
@@ -204,6 +168,7 @@ struct row {
 
 }  // namespace
 
+#if TGEMM_BENCH_CANDIDATES
 namespace candidates {
 using tgemm::block_shape;
 using tgemm::policy;
@@ -226,6 +191,7 @@ using m128x128x16_s3 = policy<block_shape<128, 128, 16>, warp_shape<32, 64>, thr
 using s64x64x32_s3 = policy<block_shape<64, 64, 32>, warp_shape<32, 32>, thread_shape<4, 8>, 4, 3, 32>;
 using s64x64x16_s3 = policy<block_shape<64, 64, 16>, warp_shape<32, 32>, thread_shape<4, 8>, 4, 3, 16>;
 }  // namespace candidates
+#endif
 
 int main(int argc, char** argv) {
   std::string set = "all", out_dir = ".";
@@ -245,11 +211,11 @@ int main(int argc, char** argv) {
   }
 
   int device = 0;
-  BENCH_CUDA(cudaGetDevice(&device));
+  TGEMM_CHECK_CUDA(cudaGetDevice(&device));
   cudaDeviceProp prop{};
-  BENCH_CUDA(cudaGetDeviceProperties(&prop, device));
+  TGEMM_CHECK_CUDA(cudaGetDeviceProperties(&prop, device));
   int clock_khz = 0;
-  BENCH_CUDA(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device));
+  TGEMM_CHECK_CUDA(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device));
   const double peak_tflops = double(prop.multiProcessorCount) * 128 * 2 * clock_khz * 1e3 / 1e12;
   std::printf("device: %s, sm_%d%d, %d SMs, %.0f MHz, L2 %d MB, FP32 peak %.1f TFLOP/s\n", prop.name, prop.major,
               prop.minor, prop.multiProcessorCount, clock_khz / 1e3, prop.l2CacheSize >> 20, peak_tflops);
@@ -320,6 +286,10 @@ int main(int argc, char** argv) {
     contenders.push_back(policy_contender<tgemm::seed::double_buffered>("5 double_buffered", "seed"));
   }
   if (set == "candidates") {
+#if !TGEMM_BENCH_CANDIDATES
+    std::fprintf(stderr, "--set candidates needs a build with -DTGEMM_BENCH_CANDIDATES=ON (48 more kernels)\n");
+    return 2;
+#else
     using namespace candidates;
     contenders.push_back(policy_contender<g256x128x8_s4>("g256x128x8_s4", "candidate"));
     contenders.push_back(policy_contender<g256x128x8_s4_u4>("g256x128x8_s4_u4", "candidate"));
@@ -333,6 +303,7 @@ int main(int argc, char** argv) {
     contenders.push_back(policy_contender<m128x128x16_s3>("m128x128x16_s3", "candidate"));
     contenders.push_back(policy_contender<s64x64x32_s3>("s64x64x32_s3", "candidate"));
     contenders.push_back(policy_contender<s64x64x16_s3>("s64x64x16_s3", "candidate"));
+#endif
   }
 
   std::vector<row> rows;

@@ -25,6 +25,7 @@
 // Options: --seed N, --cases N, --case SEED:INDEX (replay one case, verbosely), --small (small shapes only: for
 // compute-sanitizer), --no-cublas (float64 reference only), --verbose. No Catch2: the exit status is 0 when every
 // case passed and 1 otherwise (or without a GPU), and the last line reads "N passed, N failed".
+#include "check_cuda.hpp"
 #include "paths.hpp"
 #include "reference.hpp"
 #include "require_gpu.hpp"
@@ -307,13 +308,11 @@ int exit_code_on_harness_failure = 1;
   std::exit(exit_code_on_harness_failure);
 }
 
-#define DIFF_CUDA(call)                                                                                          \
-  do {                                                                                                           \
-    const cudaError_t diff_error_ = (call);                                                                      \
-    if (diff_error_ != cudaSuccess) {                                                                            \
-      harness_failure(std::string(#call) + " -> " + cudaGetErrorName(diff_error_) + ": " +                       \
-                      cudaGetErrorString(diff_error_));                                                          \
-    }                                                                                                            \
+/// A failed CUDA call is a harness failure (it prints the case and the replay flag), described as every test does.
+#define DIFF_CUDA(call)                                                                         \
+  do {                                                                                          \
+    const cudaError_t diff_error_ = (call);                                                     \
+    if (diff_error_ != cudaSuccess) harness_failure(tgemm::test::describe_cuda_error(diff_error_, #call)); \
   } while (0)
 
 #define DIFF_CUBLAS(call)                                                                                        \

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "catch.hpp"
+#include "check_cuda.hpp"
 
 #include <cuda_runtime.h>
 
@@ -10,11 +11,11 @@
 #include <vector>
 
 /// Fails the test, naming the call and the CUDA error, unless `call` returns cudaSuccess.
-#define TGEMM_CUDA_REQUIRE(call)                                                                        \
-  do {                                                                                                  \
-    const cudaError_t tgemm_error_ = (call);                                                            \
-    INFO(#call << " -> " << cudaGetErrorName(tgemm_error_) << ": " << cudaGetErrorString(tgemm_error_)); \
-    REQUIRE(tgemm_error_ == cudaSuccess);                                                               \
+#define TGEMM_CUDA_REQUIRE(call)                                           \
+  do {                                                                     \
+    const cudaError_t tgemm_error_ = (call);                               \
+    INFO(::tgemm::test::describe_cuda_error(tgemm_error_, #call));         \
+    REQUIRE(tgemm_error_ == cudaSuccess);                                  \
   } while (0)
 
 namespace tgemm::test {
