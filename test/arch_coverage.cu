@@ -1,6 +1,6 @@
 // Compile-only: the dispatcher and every per-architecture default policy built for the architectures the
-// default build (80;90a) does not cover: sm_75, sm_86, sm_89. Nothing runs; it proves each arch's device code
-// compiles with the policy that arch's dispatch selects.
+// default build (80;90a) does not cover: sm_75 and sm_86 (whose entry sm_89 GPUs use too). Nothing runs; it proves
+// each arch's device code compiles with the policy that arch's dispatch selects.
 #include <tgemm/gemm.cuh>
 
 #include <cstdio>

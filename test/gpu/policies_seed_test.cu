@@ -1,9 +1,10 @@
 // The tutorial's progression, each rung checked on every order, op pair, shape class and alpha/beta case.
 #include "policy_sweep.hpp"
 
-using seed_policies = std::tuple<tgemm::seed::naive, tgemm::seed::shared_tiled, tgemm::seed::register_blocked,
-                                 tgemm::seed::vectorized, tgemm::seed::double_buffered>;
-
-TEMPLATE_LIST_TEST_CASE("seed policies match the float64 reference", "[gpu][policy]", seed_policies) {
-  tgemm::test::sweep_policy<TestType>();
+TEST_CASE("seed policies match the float64 reference", "[gpu][policy]") {
+  const auto paths = tgemm::test::policy_paths("seed::", false);
+  REQUIRE(paths.size() == 5);  // naive, shared_tiled, register_blocked, vectorized, double_buffered
+  for (const auto& path : paths) {
+    DYNAMIC_SECTION(path.name) { tgemm::test::sweep_policy(path); }
+  }
 }

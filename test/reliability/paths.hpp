@@ -1,7 +1,8 @@
 // Every way a user can run a GEMM through tgemm's public API, as plain function pointers: the dispatcher
 // tgemm::gemm(), and tgemm::launch<P>() / tgemm::can_implement<P>() for every distinct policy tgemm ships (the
-// seed rungs and every policy of every architecture's tuning entry). The reliability tests loop over them at run
-// time; their kernels are compiled once, in paths_*.cu, for all the executables that link them.
+// seed rungs and every policy of every architecture's tuning entry) and the tests' corner policies. The reliability
+// tests and the GPU policy sweeps loop over them at run time; their kernels are compiled once, in paths_*.cu, for
+// all the executables that link them.
 //
 // Catch2-free on purpose: the differential test has its own main.
 #pragma once
@@ -30,6 +31,9 @@ struct gemm_path {
   std::string policy_name;              ///< Policy::name(), or "dispatcher".
   bool dispatcher = false;              ///< true for tgemm::gemm(): any alignment, never refuses a valid call.
   int vector_width = 1;                 ///< Floats the policy loads at a time from A and B (1 for the dispatcher).
+  int block_m = 0;                      ///< The policy's block tile (0 for the dispatcher).
+  int block_n = 0;                      ///< See block_m.
+  int block_k = 0;                      ///< The depth of its k steps (16 for the naive policy, which has none).
   int list_index = 0;                   ///< Position in all_paths(): 0 for the dispatcher.
   run_function run = nullptr;           ///< tgemm::gemm or tgemm::launch<P>.
   can_implement_function can_implement = nullptr;  ///< tgemm::can_implement<P>; null for the dispatcher.

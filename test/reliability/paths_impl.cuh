@@ -3,6 +3,7 @@
 // parallel and only once for every reliability executable.
 #pragma once
 
+#include "corner_policies.hpp"
 #include "paths.hpp"
 
 #include <tgemm/gemm.cuh>
@@ -51,11 +52,11 @@ struct chain_policies<void, List> {
   using type = List;
 };
 
-/// The seed rungs, then every tuning entry's policies: each distinct type once.
-using shipped_policies =
-    typename chain_policies<tuning::default_chain,
-                            type_list<seed::naive, seed::shared_tiled, seed::register_blocked, seed::vectorized,
-                                      seed::double_buffered>>::type;
+/// The seed rungs, then every tuning entry's policies, then the tests' corner policies: each distinct type once.
+using shipped_policies = typename chain_policies<
+    tuning::default_chain, type_list<seed::naive, seed::shared_tiled, seed::register_blocked, seed::vectorized,
+                                     seed::double_buffered, test::double_accumulator, test::deep_pipeline,
+                                     test::narrow_fragments>>::type;
 
 /// Every name a policy type has, e.g. "seed::double_buffered = sm86::general = sm75::general".
 template <class Policy>
@@ -81,6 +82,9 @@ struct policy_label {
     add(std::is_same<Policy, seed::register_blocked>::value, "seed::register_blocked");
     add(std::is_same<Policy, seed::vectorized>::value, "seed::vectorized");
     add(std::is_same<Policy, seed::double_buffered>::value, "seed::double_buffered");
+    add(std::is_same<Policy, test::double_accumulator>::value, "test::double_accumulator");
+    add(std::is_same<Policy, test::deep_pipeline>::value, "test::deep_pipeline");
+    add(std::is_same<Policy, test::narrow_fragments>::value, "test::narrow_fragments");
     add_chain<tuning::default_chain>();
   }
 };
@@ -92,6 +96,9 @@ gemm_path make_path(int list_index) {
   path.policy_name = Policy::name();
   path.dispatcher = false;
   path.vector_width = Policy::vector_width;
+  path.block_m = Policy::block_m;
+  path.block_n = Policy::block_n;
+  path.block_k = tuning::numbers_of<Policy>().block_k > 1 ? tuning::numbers_of<Policy>().block_k : 16;
   path.list_index = list_index;
   path.run = &tgemm::launch<Policy>;
   path.can_implement = &tgemm::can_implement<Policy>;
