@@ -6,14 +6,14 @@
 # Usage: scripts/profile.sh [program] [n] [kernel-regex]
 #   program       an examples target (default tgemm_tutorial_08_library_vs_cublas)
 #   n             its size argument (default 4096)
-#   kernel-regex  which kernel to profile (default dispatch_gemm: the kernel behind tgemm::gemm())
+#   kernel-regex  which kernel to profile (default gemm_kernel: the kernel body behind tgemm::gemm() and launch<P>)
 # Environment: BUILD_DIR (default build-profile), CUDA_ARCHS (default 90a), NCU_SET (default full),
 #              NCU_SKIP (launches of that kernel to skip first, default 2).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 program=${1:-tgemm_tutorial_08_library_vs_cublas}
 size=${2:-4096}
-kernel=${3:-dispatch_gemm}
+kernel=${3:-gemm_kernel}
 build=${BUILD_DIR:-build-profile}
 OUT=${OUT:-out}
 mkdir -p "$OUT"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Does a change move the code of tgemm::gemm()'s kernels? Builds the same gemm() caller against include/ of two
 # revisions for one architecture (default sm_90a) and compares the SASS of every dispatch kernel, constant-bank
-# offsets masked. ptxas can reschedule a main loop after an unrelated change in the kernel's setup (commit 0357007
+# offsets masked. Kernels are paired by (slot, op pair, padded), so revisions before the one kernel body (d7e9e64 and
+# older: dispatch_gemm<Chain, pick_X, ...>) compare with later ones (gemm_kernel<tuned_policy<Table, slot>, ...>). ptxas can reschedule a main loop after an unrelated change in the kernel's setup (commit 0357007
 # did, and cost 2 % at 4096^3), so "IDENTICAL" here means the kernel's speed cannot have moved.
 # Usage: scripts/sass_compare.sh REV_A REV_B [ARCH]      (REV: any git revision, or WORKTREE for the working tree)
 # Needs nvcc and cuobjdump; no GPU.
@@ -26,22 +27,30 @@ for side in A B; do
 done
 python3 - "$work/A.sass" "$work/B.sass" <<'PY'
 import re, subprocess, sys
+SLOTS = ['general', 'general_tn', 'general_tt', 'medium', 'small', 'narrow_m', 'narrow_n', 'tiny_m', 'tiny_n',
+         'unaligned']  # tuning/slots.cuh, in order
+def key(readable):
+    m = re.search(r'dispatch_gemm(_padded)?<[^,]*, tgemm::tuning::pick_(\w+), \(tgemm::op\)(\d+), \(tgemm::op\)(\d+)>', readable)
+    if m: return '%s %s%s%s' % (m.group(2), m.group(3), m.group(4), ' padded' if m.group(1) else '')
+    m = re.search(r'tuned_policy<[^,]*, \(tgemm::tuning::slot\)(\d+)>, \(tgemm::op\)(\d+), \(tgemm::op\)(\d+), (true|false)>', readable)
+    if m: return '%s %s%s%s' % (SLOTS[int(m.group(1))], m.group(2), m.group(3), ' padded' if m.group(4) == 'true' else '')
+    m = re.search(r'tgemm::kernel::(\w+)', readable)
+    return m.group(1) if m else readable[:60]
 def kernels(path):
     parts = open(path).read().split('Function : ')[1:]
+    names = [part.split('\n', 1)[0].strip() for part in parts]
+    pretty = subprocess.run(['c++filt'], input='\n'.join(names), capture_output=True, text=True).stdout.split('\n')
     out = {}
-    for part in parts:
-        name = part.split('\n', 1)[0].strip()
+    for part, readable in zip(parts, pretty):
         lines = [re.sub(r'/\*[0-9a-f]+\*/', '', l).strip() for l in part.split('\n') if re.match(r'\s+/\*[0-9a-f]{4,6}\*/', l)]
-        out[name] = [re.sub(r'c\[0x0\]\[0x[0-9a-f]+\]', 'c[.]', re.sub(r'\s*;.*', '', l)) for l in lines]
+        out[key(readable)] = [re.sub(r'c\[0x0\]\[0x[0-9a-f]+\]', 'c[.]', re.sub(r'\s*;.*', '', l)) for l in lines]
     return out
 a, b = kernels(sys.argv[1]), kernels(sys.argv[2])
-names = sorted(set(a) | set(b))
-pretty = subprocess.run(['c++filt'], input='\n'.join(names), capture_output=True, text=True).stdout.split('\n')
-for name, readable in zip(names, pretty):
-    short = re.sub(r'tgemm::|\(tgemm::op\)|, tgemm::device::.*', '', readable)[:90]
+for name in sorted(set(a) | set(b)):
     if name not in a: verdict = 'only in B'
     elif name not in b: verdict = 'only in A'
     elif a[name] == b[name]: verdict = 'IDENTICAL'
+    elif sorted(a[name]) == sorted(b[name]): verdict = 'same instructions, %d reordered' % sum(x != y for x, y in zip(a[name], b[name]))
     else: verdict = 'differs (%d vs %d instructions)' % (len(a[name]), len(b[name]))
-    print('%-92s %s' % (short, verdict))
+    print('%-40s %s' % (name, verdict))
 PY
