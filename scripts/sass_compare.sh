@@ -34,8 +34,9 @@ def key(readable):
     if m: return '%s %s%s%s' % (m.group(2), m.group(3), m.group(4), ' padded' if m.group(1) else '')
     m = re.search(r'tuned_policy<[^,]*, \(tgemm::tuning::slot\)(\d+)>, \(tgemm::op\)(\d+), \(tgemm::op\)(\d+), (true|false)>', readable)
     if m: return '%s %s%s%s' % (SLOTS[int(m.group(1))], m.group(2), m.group(3), ' padded' if m.group(4) == 'true' else '')
-    m = re.search(r'tgemm::kernel::(\w+)', readable)
-    return m.group(1) if m else readable[:60]
+    m = re.search(r'tgemm::kernel::(\w+)<([^>]*)>', readable)  # helper kernels: pack_operand's bool tells them apart
+    if m: return m.group(1) + ('<%s>' % m.group(2).split(', ')[-1] if m.group(1) == 'pack_operand' else '')
+    return readable[:60]
 def kernels(path):
     parts = open(path).read().split('Function : ')[1:]
     names = [part.split('\n', 1)[0].strip() for part in parts]
