@@ -1,11 +1,10 @@
 /// \file host/device_scope.cuh
-/// \brief Working on the stream's device, and making one-time setup calls safe inside a stream capture.
+/// \brief Working on the stream's device: finding it, making it current for the call, restoring the caller's.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include "../status.cuh"
-#include "capture.cuh"
 #include "cuda_status.cuh"
 
 namespace tgemm::detail {
