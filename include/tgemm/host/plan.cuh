@@ -96,13 +96,6 @@ struct plan {
   bool staged_c = false;     ///< A product is computed in aligned workspace and copied to a misaligned C.
   bool split_k = false;      ///< Some gemm step splits k.
   bool unaligned = false;    ///< Misaligned operands are read with scalar loads (small problems).
-
-  /// The gemm steps' slots, in order (for tests: "general, tiny_m, tiny_n" of a peeled plan).
-  int gemm_count() const {
-    int count = 0;
-    for (int i = 0; i < step_count; ++i) count += steps[i].kind == step_kind::gemm;
-    return count;
-  }
 };
 
 /// Bytes every workspace region is aligned to.
