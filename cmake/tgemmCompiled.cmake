@@ -6,7 +6,9 @@
 #   find_package(tgemm REQUIRED)              # or add_subdirectory(tgemm)
 #   tgemm_add_compiled_library(my_tgemm)
 #   target_link_libraries(my_app PRIVATE my_tgemm)
-set(TGEMM_COMPILED_SOURCE "${CMAKE_CURRENT_LIST_DIR}/tgemm_compiled.cu" CACHE INTERNAL "tgemm's compiled-mode source")
+# One source per element family, so that a parallel build compiles them side by side.
+set(TGEMM_COMPILED_SOURCES "${CMAKE_CURRENT_LIST_DIR}/tgemm_compiled.cu" "${CMAKE_CURRENT_LIST_DIR}/tgemm_compiled_f16.cu"
+    "${CMAKE_CURRENT_LIST_DIR}/tgemm_compiled_bf16.cu" "${CMAKE_CURRENT_LIST_DIR}/tgemm_compiled_tf32.cu" CACHE INTERNAL "tgemm's compiled-mode sources")
 
 function(tgemm_add_compiled_library name)
   cmake_parse_arguments(arg "" "" "ARCHITECTURES" ${ARGN})
@@ -14,7 +16,7 @@ function(tgemm_add_compiled_library name)
     message(FATAL_ERROR "tgemm_add_compiled_library(${name}) compiles CUDA: enable the language first "
                         "(project(... LANGUAGES CXX CUDA) or enable_language(CUDA))")
   endif()
-  add_library(${name} STATIC "${TGEMM_COMPILED_SOURCE}")
+  add_library(${name} STATIC ${TGEMM_COMPILED_SOURCES})
   target_link_libraries(${name} PUBLIC tgemm::tgemm)
   target_compile_definitions(${name} PUBLIC TGEMM_COMPILED)
   target_compile_features(${name} PUBLIC cxx_std_17 cuda_std_17)

@@ -7,12 +7,15 @@
 #     (its aligned, scalar-load, narrow, split-K and repacking paths), both orders, all op pairs, padded leading
 #     dimensions, offset pointers, alpha/beta in {0, 1, -1, random}, k = 0, null A/B; compared with the float64
 #     host reference (cuBLAS stays out of the sanitized process);
+#   - the tensor-core kernels ([sanitize] of tgemm_gpu_tensorop_tests, every tool): bf16, fp16, TF32 and 3xTF32
+#     through tgemm::gemm(), ragged tiles, every op pair, beta = 0 on a NaN C, misaligned operands (repacked);
 #   - [initcheck] (memcheck and initcheck): gemm() and every launch<P>() with beta = 0 on a C straight from
 #     cudaMalloc, never written, so initcheck proves that beta = 0 never reads C (and that tgemm's scratch memory
 #     is written before it is read); also k = 0 and alpha = 0 with beta = 0.
 #
 # Usage: scripts/sanitize.sh [build-dir]    (default build-gpu; the tests must be built:
-#          cmake --build build-gpu --target tgemm_reliability_differential tgemm_reliability_gpu_tests)
+#          cmake --build build-gpu --target tgemm_reliability_differential tgemm_reliability_gpu_tests
+#          tgemm_gpu_tensorop_tests)
 # Environment: OUT (log folder, default ./out), SANITIZE_TOOLS (default "memcheck racecheck synccheck initcheck"),
 #              SANITIZE_CASES (differential cases per tool, default 48), SANITIZE_SEED (default 1, printed).
 # Exit status: 0 when every tool reported nothing, 1 otherwise (or when something is missing).
@@ -33,10 +36,11 @@ if [[ -z $sanitizer ]]; then
 fi
 differential=$build/test/reliability/tgemm_reliability_differential
 gpu_tests=$build/test/reliability/tgemm_reliability_gpu_tests
-for x in "$differential" "$gpu_tests"; do
+tensorop_tests=$build/test/gpu/tgemm_gpu_tensorop_tests
+for x in "$differential" "$gpu_tests" "$tensorop_tests"; do
   if [[ ! -x $x ]]; then
     echo "sanitize.sh: $x is missing; build it first:" >&2
-    echo "  cmake --build $build --target tgemm_reliability_differential tgemm_reliability_gpu_tests" >&2
+    echo "  cmake --build $build --target tgemm_reliability_differential tgemm_reliability_gpu_tests tgemm_gpu_tensorop_tests" >&2
     exit 1
   fi
 done
@@ -65,6 +69,7 @@ for tool in $tools; do
   if [[ $tool == memcheck || $tool == initcheck ]]; then
     run initcheck-test "$tool" "$gpu_tests" "[initcheck]"
   fi
+  run tensorop "$tool" "$tensorop_tests" "[sanitize]"
 done
 echo "sanitize.sh: $((SECONDS - start)) s, status $status (logs in $OUT/sanitize-*.log)"
 exit $status

@@ -39,3 +39,13 @@
 #else
 #define TGEMM_DISPATCH_API inline
 #endif
+
+/// The compiled library is built from one source per element family, so that they compile side by side: each
+/// defines TGEMM_COMPILED_PART (1: float, and the float-only functions; 2: __half; 3: __nv_bfloat16; 4: float on the
+/// tensor cores, TF32 and 3xTF32) before
+/// including <tgemm/gemm.cuh>. Unset (0), a translation unit that defines the dispatcher defines all of it.
+#if !defined(TGEMM_COMPILED_PART)
+#define TGEMM_COMPILED_PART 0
+#endif
+/// 1 where this translation unit defines the dispatcher's part `part` (see TGEMM_COMPILED_PART).
+#define TGEMM_DEFINES_PART(part) (TGEMM_COMPILED_PART == 0 || TGEMM_COMPILED_PART == (part))

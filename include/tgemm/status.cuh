@@ -27,6 +27,8 @@ enum class status : int {
   cuda_error,                  ///< A CUDA runtime call failed; last_error().cuda holds its cudaError_t.
   out_of_memory,               ///< The device had no memory for the call's workspace (or for loading its kernels).
   workspace_too_small,         ///< The caller's workspace is smaller than the call needs (see gemm_workspace_size()).
+  unsupported_device,          ///< The device lacks instructions the call needs (e.g. bf16 tensor cores before sm_80).
+  invalid_option,              ///< A member of tgemm::options holds a value its enumeration does not name.
 };
 
 /// The name of a status, such as "invalid_leading_dimension".
@@ -47,6 +49,8 @@ constexpr const char* to_string(status s) noexcept {
     case status::cuda_error: return "cuda_error";
     case status::out_of_memory: return "out_of_memory";
     case status::workspace_too_small: return "workspace_too_small";
+    case status::unsupported_device: return "unsupported_device";
+    case status::invalid_option: return "invalid_option";
   }
   return "unknown status";
 }

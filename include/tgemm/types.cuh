@@ -47,6 +47,36 @@ constexpr bool is_valid(op operation) noexcept {
   return operation == op::none || operation == op::transpose;
 }
 
+/// How float products are computed (tgemm::options::math). 16-bit inputs always multiply exactly on the tensor
+/// cores and sum in float; this choice is for float inputs.
+enum class math_mode : int {
+  strict = 0,  ///< IEEE FP32 multiply-adds on the CUDA cores (the default; cuBLAS's CUBLAS_COMPUTE_32F).
+  tf32 = 1,    ///< Inputs rounded to TF32 (10-bit mantissa) on the tensor cores (CUBLAS_COMPUTE_32F_FAST_TF32).
+  tf32x3 = 2,  ///< Each input split into a TF32 big part and a TF32 remainder; three tensor-core products give
+               ///< close to FP32 accuracy (CUTLASS's 3xTF32).
+};
+
+/// A name for the math mode, for messages.
+constexpr const char* to_string(math_mode math) noexcept {
+  switch (math) {
+    case math_mode::strict: return "strict";
+    case math_mode::tf32: return "tf32";
+    case math_mode::tf32x3: return "tf32x3";
+  }
+  return "invalid math_mode";
+}
+
+/// True for the values the enumeration names.
+constexpr bool is_valid(math_mode math) noexcept {
+  return math == math_mode::strict || math == math_mode::tf32 || math == math_mode::tf32x3;
+}
+
+/// Per-call choices of tgemm::gemm() beyond the BLAS arguments. Default-constructed, a call behaves as one without
+/// options. The environment variable NVIDIA_TF32_OVERRIDE=0 forces math_mode::strict, as in NVIDIA's libraries.
+struct options {
+  math_mode math = math_mode::strict;  ///< How float products are computed.
+};
+
 /// Device memory a caller lends a call for its scratch data (repacked operands, split-K partials, a staged C),
 /// like cublasSetWorkspace's buffer: a call given one allocates nothing, which CUDA-graph capture wants.
 /// gemm_workspace_size() says how many bytes a call needs; alignment to 256 bytes is required.

@@ -71,7 +71,7 @@ TEST_CASE("to_blas_call: every combination of strided storages for A, B and C", 
         const auto a = strided_view<const float>(a_data.data(), m, k, sa);
         const auto b = strided_view<const float>(b_data.data(), k, n, sb);
         const auto c = strided_view<float>(c_data.data(), m, n, sc);
-        tgemm::detail::blas_call call;
+        tgemm::detail::blas_call<float, float, float> call;
         REQUIRE(tgemm::detail::to_blas_call(a, b, c, call) == status::success);
         CHECK(call.order == (sc.row_major ? layout::row_major : layout::col_major));
         CHECK(call.op_a == (sa.row_major == sc.row_major ? op::none : op::transpose));
@@ -151,7 +151,7 @@ TEST_CASE("to_blas_call: layout_left, layout_right and layout_stride views in ev
     for_each_tag([&](auto tb) {
       for_each_tag([&](auto tc) {
         CAPTURE(tag_name(ta), tag_name(tb), tag_name(tc));
-        tgemm::detail::blas_call call;
+        tgemm::detail::blas_call<float, float, float> call;
         const auto a = make_view(ta, static_cast<const float*>(a_data.data()), m, k);
         const auto b = make_view(tb, static_cast<const float*>(b_data.data()), k, n);
         const auto c = make_view(tc, c_data.data(), m, n);
@@ -178,7 +178,7 @@ TEST_CASE("to_blas_call: hand-checked cases", "[mdspan]") {
   const float* a_ptr = a_data.data();
   const float* b_ptr = b_data.data();
   float* c_ptr = c_data.data();
-  tgemm::detail::blas_call call;
+  tgemm::detail::blas_call<float, float, float> call;
 
   SECTION("all layout_right: a row-major call without transposes") {
     cuda::std::mdspan<const float, ext, layout_right> a(a_ptr, 2, 3);
@@ -268,7 +268,7 @@ TEST_CASE("to_blas_call rejects views whose extents disagree, naming the dimensi
   std::vector<float> data(64);
   const float* in = data.data();
   float* out = data.data();
-  tgemm::detail::blas_call call;
+  tgemm::detail::blas_call<float, float, float> call;
   reset_last_error();
   SECTION("m") {
     cuda::std::mdspan<const float, ext, layout_left> a(in, 4, 5);
@@ -307,7 +307,7 @@ TEST_CASE("to_blas_call rejects a strided view with no unit stride, naming the v
   std::vector<float> data(64);
   const float* in = data.data();
   float* out = data.data();
-  tgemm::detail::blas_call call;
+  tgemm::detail::blas_call<float, float, float> call;
   const auto no_unit = [](auto* p, int64_t rows, int64_t cols) {
     using T = std::remove_pointer_t<decltype(p)>;
     return cuda::std::mdspan<T, ext, layout_stride>(

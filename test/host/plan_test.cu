@@ -364,3 +364,79 @@ TEST_CASE("TGEMM_PRINT_PLAN's text names every step", "[plan]") {
   REQUIRE(text.find("reduce") != std::string::npos);
   REQUIRE(std::count(text.begin(), text.end(), '\n') == 1 + p.step_count);
 }
+
+namespace {
+
+/// The plan tgemm::gemm() makes for a 16-bit call (A, B of type T, C of type TC) on a device with these facts.
+template <class T, class TC>
+plan plan_16bit(const call_spec& c, const device_facts& f) {
+  tgemm::detail::canonical_call<tgemm::detail::gemm_types<T, T, TC, float>> call;
+  const int64_t lda = c.lda ? c.lda : tight_ld(c.order, c.op_a, c.m, c.k);
+  const int64_t ldb = c.ldb ? c.ldb : tight_ld(c.order, c.op_b, c.k, c.n);
+  const int64_t ldc = c.ldc ? c.ldc : tight_ld(c.order, op::none, c.m, c.n);
+  const T* base = reinterpret_cast<const T*>(uintptr_t(1) << 40);
+  REQUIRE(tgemm::detail::check_arguments(c.order, c.op_a, c.op_b, c.m, c.n, c.k, c.alpha, base + c.offset_a, lda,
+                                         base + c.offset_b, ldb, c.beta,
+                                         reinterpret_cast<TC*>(uintptr_t(1) << 41) + c.offset_c, ldc,
+                                         call) == status::success);
+  const tgemm::tuning::tuning_values values =
+      tgemm::tuning::values_for<typename tgemm::tuning::default_table<T, TC>::type>(f.arch);
+  plan p;
+  REQUIRE(tgemm::detail::make_plan(call, f, values, p) == status::success);
+  INFO(tgemm::detail::describe(p, &values, tgemm::element_traits<TC>::name, call.problem.m, call.problem.n,
+                               call.problem.k));
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("16-bit plans on an H200: tiles, repacking instead of scalar loads, split-K only for a float C", "[plan]") {
+  const device_facts f = h200();
+  call_spec big;
+  big.m = big.n = big.k = 4096;
+  plan p = plan_16bit<__nv_bfloat16, __nv_bfloat16>(big, f);
+  CHECK(kinds_of(p) == "gemm");
+  CHECK(slots_of(p) == "general");
+  CHECK(p.workspace_bytes == 0);
+  // Every op pair and order loads alike: no layout repack, unlike float.
+  for (const op a : {op::none, op::transpose}) {
+    for (const op b : {op::none, op::transpose}) {
+      call_spec c = big;
+      c.op_a = a, c.op_b = b;
+      CHECK(kinds_of(plan_16bit<__half, float>(c, f)) == "gemm");
+    }
+  }
+  // Misaligned operands are repacked even when the problem is small: the tensor-core kernels copy 16 bytes at a
+  // time and have no scalar-load variant.
+  call_spec odd;
+  odd.m = 64, odd.n = 48, odd.k = 40, odd.lda = 67;
+  p = plan_16bit<__nv_bfloat16, float>(odd, f);
+  CHECK(p.repacked_a);
+  CHECK_FALSE(p.unaligned);
+  CHECK(p.a.ld % 8 == 0);  // the copy's leading dimension is whole 16-byte vectors
+  // A skinny product splits k with a float C, never with a 16-bit C (its partials would be rounded twice).
+  call_spec skinny;
+  skinny.m = 64, skinny.n = 64, skinny.k = 16384;
+  CHECK(plan_16bit<__nv_bfloat16, float>(skinny, f).split_k);
+  CHECK_FALSE(plan_16bit<__nv_bfloat16, __nv_bfloat16>(skinny, f).split_k);
+  CHECK_FALSE(plan_16bit<__half, __half>(skinny, f).split_k);
+  // Odd sizes: both operands repacked (odd leading dimensions), no peeling: the large tile covers the ragged edge.
+  call_spec odd_big;
+  odd_big.m = odd_big.n = odd_big.k = 4097;
+  p = plan_16bit<__nv_bfloat16, __nv_bfloat16>(odd_big, f);
+  CHECK(kinds_of(p) == "pack_a pack_b gemm");
+  CHECK(slots_of(p) == "general (padded)");  // served by the plain kernel (no padded twins in this table)
+  CHECK_FALSE(p.peeled);
+}
+
+TEST_CASE("tensor-core tables: slots that name one policy share one kernel", "[plan]") {
+  using table = tgemm::tuning::tensorop_f16<__nv_bfloat16, __nv_bfloat16>;
+  STATIC_REQUIRE(tgemm::tuning::kernel_slot<table, slot::general_tn>() == slot::general);
+  STATIC_REQUIRE(tgemm::tuning::kernel_slot<table, slot::tiny_m>() == slot::small);
+  STATIC_REQUIRE(tgemm::tuning::kernel_slot<table, slot::unaligned>() == slot::small);
+  STATIC_REQUIRE(tgemm::tuning::kernel_slot<table, slot::medium>() == slot::medium);
+  // float's table differs across architectures slot by slot: every slot keeps its own kernels.
+  STATIC_REQUIRE(tgemm::tuning::kernel_slot<tgemm::tuning::default_chain, slot::general_tn>() == slot::general_tn);
+  STATIC_REQUIRE(tgemm::tuning::kernel_slot<tgemm::tuning::default_chain, slot::unaligned>() == slot::unaligned);
+  STATIC_REQUIRE(tgemm::tuning::oldest_arch<table>() == 800);
+}

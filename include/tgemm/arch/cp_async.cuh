@@ -60,6 +60,17 @@ __device__ __forceinline__ void copy_vector(T* shared, const T* __restrict__ glo
   }
 }
 
+/// Copies 16 aligned bytes from global to shared memory: cp.async.cg on sm_80 and newer (it completes at the next
+/// wait), a load and a store elsewhere.
+__device__ __forceinline__ void copy_16_bytes(void* shared, const void* __restrict__ global) {
+#if TGEMM_HAS_CP_ASYNC
+  const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(shared));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(address), "l"(global));
+#else
+  *static_cast<uint4*>(shared) = *static_cast<const uint4*>(global);
+#endif
+}
+
 /// Closes the group of copies issued since the last commit.
 __device__ __forceinline__ void copy_commit() {
 #if TGEMM_HAS_CP_ASYNC

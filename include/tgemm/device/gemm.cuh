@@ -5,10 +5,12 @@
 #include <cstdint>
 
 #include "../policy/policy.cuh"
+#include "../policy/tensorop_policy.cuh"
 #include "../types.cuh"
 #include "mainloop/block_mainloop.cuh"
 #include "mainloop/naive.cuh"
 #include "mainloop/simt_multistage.cuh"
+#include "mainloop/tensorop_multistage.cuh"
 #include "problem.cuh"
 
 namespace tgemm::device {

@@ -14,6 +14,11 @@ namespace tgemm::device::detail {
 /// The builtin type the GPU moves `Bytes` bytes with in one access.
 template <int Bytes>
 struct access_type;
+/// 2 bytes (one 16-bit element).
+template <>
+struct access_type<2> {
+  using type = unsigned short;
+};
 /// 4 bytes.
 template <>
 struct access_type<4> {

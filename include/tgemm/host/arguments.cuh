@@ -10,11 +10,12 @@
 #include "../numeric.cuh"
 #include "../status.cuh"
 #include "../types.cuh"
+#include "gemm.cuh"
 
 namespace tgemm::detail {
 
-/// The element types of one GEMM: A, B, C, and alpha and beta.
-template <class A, class B = A, class C = A, class Scalar = C>
+/// The element types of one GEMM: A, B, C, and alpha and beta (declared with its defaults in host/gemm.cuh).
+template <class A, class B, class C, class Scalar>
 struct gemm_types {
   using element_a = A;       ///< A's elements.
   using element_b = B;       ///< B's elements.

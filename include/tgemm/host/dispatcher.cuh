@@ -45,14 +45,44 @@ struct tuned_kernels {
                                const kernel::tile_grid, const kernel::split_k<typename types::element_c>,
                                const kernel::readable_extent);
 
+  /// Whether the table builds padded twins of its general kernels (tables whose mainloop reads its extents at run
+  /// time anyway, the tensor-core ones, say no: their plain kernel serves padded steps too, reading less).
+  static constexpr bool padded_kernels = tuning::padded_kernels_of<Table>::value;
+
   /// True for the (slot, op pair, padded) combinations the planner can choose.
   template <tuning::slot Slot, op OpA, op OpB, bool Padded>
-  static constexpr bool exists() {
-    if (Padded && Slot != tuning::slot::general) return false;
+  static constexpr bool chosen() {
+    if (Padded && (Slot != tuning::slot::general || !padded_kernels)) return false;
     if (Slot == tuning::slot::general) return OpA == op::none;
     if (Slot == tuning::slot::general_tn) return OpA == op::transpose && OpB == op::none;
     if (Slot == tuning::slot::general_tt) return OpA == op::transpose && OpB == op::transpose;
     return true;
+  }
+
+  /// The slot whose kernel runs a step of slot `s` (slots naming the same policy on every architecture share
+  /// one kernel: kernel_slot).
+  static tuning::slot kernel_slot(tuning::slot s) {
+    tuning::slot found = s;
+    tuning::for_each_slot([&](auto slot) {
+      if (decltype(slot)::value == s) found = tuning::kernel_slot<Table, decltype(slot)::value>();
+    });
+    return found;
+  }
+
+  /// True for the kernels the table compiles: (slot, op pair, padded) for a slot that owns its kernel, when it or
+  /// a slot sharing its kernel can be chosen with that op pair.
+  template <tuning::slot Slot, op OpA, op OpB, bool Padded>
+  static constexpr bool exists() {
+    if constexpr (tuning::kernel_slot<Table, Slot>() != Slot) {
+      return false;
+    } else {
+      bool any = false;
+      tuning::for_each_slot([&](auto other) {
+        constexpr tuning::slot o = decltype(other)::value;
+        if constexpr (tuning::kernel_slot<Table, o>() == Slot) any = any || chosen<o, OpA, OpB, Padded>();
+      });
+      return any;
+    }
   }
 
   /// Calls f(kernel, slot, op_a, op_b, padded) for every kernel of the table.
@@ -69,7 +99,9 @@ struct tuned_kernels {
   }
 
   /// The kernel for a step of a plan, or nullptr when the table has none.
-  static kernel_type find(tuning::slot s, op op_a, op op_b, bool padded) {
+  static kernel_type find(tuning::slot step_slot, op op_a, op op_b, bool padded_step) {
+    const tuning::slot s = kernel_slot(step_slot);
+    const bool padded = padded_step && padded_kernels;
     kernel_type found = nullptr;
     for_each([&](kernel_type k, tuning::slot ks, op ka, op kb, bool kp) {
       if (ks == s && ka == op_a && kb == op_b && kp == padded) found = k;
@@ -109,6 +141,16 @@ struct tuned_kernels {
     cudaError_t error = cudaFuncGetAttributes(&attributes, kernel::arch_probe<0>);
     if (error != cudaSuccess) return fail_cuda(error, device, "reading the arch probe's attributes");
     facts.arch = attributes.ptxVersion * 10;
+    if (facts.arch < tuning::oldest_arch<Table>()) {
+      int major = 0, minor = 0;
+      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
+      return fail(status::unsupported_device, cudaSuccess,
+                  "tgemm::gemm() for A and B of type %s needs tensor-core instructions of sm_%d or newer; device %d is "
+                  "sm_%d%d",
+                  element_traits<typename types::element_a>::name, tuning::oldest_arch<Table>() / 10, device, major,
+                  minor);
+    }
     error = cudaDeviceGetAttribute(&facts.multiprocessors, cudaDevAttrMultiProcessorCount, device);
     if (error != cudaSuccess) return fail_cuda(error, device, "reading the multiprocessor count");
     values = tuning::values_for<Table>(facts.arch);
@@ -127,7 +169,9 @@ struct tuned_kernels {
         result = fail_cuda(e, device, what);
         return;
       }
-      facts.resident_blocks[op_pair_index(a, b)][int(s)] = blocks > 0 ? blocks : 1;
+      for (int other = 0; other < tuning::slot_count; ++other) {  // every slot this kernel serves
+        if (kernel_slot(tuning::slot(other)) == s) facts.resident_blocks[op_pair_index(a, b)][other] = blocks > 0 ? blocks : 1;
+      }
     });
     return result;
   }
@@ -173,14 +217,15 @@ struct tuned_kernels {
 
 /// tgemm::gemm() for a validated call: on the stream's device, plan with its facts, then (unless only the
 /// workspace size is asked for) execute with the caller's workspace or one allocated for the call.
-template <class Types>
+template <class Types, math_mode Math = math_mode::strict>
 status dispatch(const canonical_call<Types>& call, cudaStream_t stream, const workspace* given, size_t* size_only) {
   if (size_only != nullptr) *size_only = 0;
   if (call.empty) return status::success;
   device_scope scope(stream);
   if (scope.state() != status::success) return scope.state();
   const int device = scope.device();
-  using kernels = tuned_kernels<typename tuning::default_table<typename Types::element_c>::type>;
+  using kernels =
+      tuned_kernels<typename tuning::table_for<typename Types::element_a, typename Types::element_c, Math>::type>;
   static_assert(std::is_same<typename kernels::types, Types>::value, "the tuning table serves other element types");
   plan p;
   typename kernels::known_device uncached;
@@ -209,18 +254,67 @@ status dispatch(const canonical_call<Types>& call, cudaStream_t stream, const wo
   return execute(p, call, scratch.data(), stream, device, kernels{p.op_a, p.op_b});
 }
 
+template <class Types, math_mode Math>
+status gemm_typed(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, typename Types::scalar_type alpha,
+                  const typename Types::element_a* A, int64_t lda, const typename Types::element_b* B, int64_t ldb,
+                  typename Types::scalar_type beta, typename Types::element_c* C, int64_t ldc, cudaStream_t stream,
+                  const workspace* ws, size_t* size_only) {
+  canonical_call<Types> call;
+  if (status s = check_arguments(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, call);
+      s != status::success) {
+    return s;
+  }
+  if (status s = check_alignment(call, 1, "tgemm::gemm"); s != status::success) return s;
+  return dispatch<Types, Math>(call, stream, ws, size_only);
+}
+
+/// The explicit instantiation of gemm_typed for A and B of type AB, C of type C and a math mode: the compiled
+/// library instantiates tgemm::gemm() for every supported element combination and math mode, one family per
+/// source (TGEMM_COMPILED_PART); the other sources only declare them (`extern`).
+#define TGEMM_GEMM_TYPED(AB, C, MATH)                                                                            \
+  template status gemm_typed<gemm_types<AB, AB, C, float>, MATH>(                                                \
+      layout, op, op, int64_t, int64_t, int64_t, float, const AB*, int64_t, const AB*, int64_t, float, C*, int64_t, \
+      cudaStream_t, const workspace*, size_t*);
+#if defined(TGEMM_COMPILED_IMPLEMENTATION)
+#if TGEMM_DEFINES_PART(1)
+TGEMM_GEMM_TYPED(float, float, math_mode::strict)
+#else
+extern TGEMM_GEMM_TYPED(float, float, math_mode::strict)
+#endif
+#if TGEMM_DEFINES_PART(2)
+TGEMM_GEMM_TYPED(__half, __half, math_mode::strict)
+TGEMM_GEMM_TYPED(__half, float, math_mode::strict)
+#endif
+#if TGEMM_DEFINES_PART(3)
+TGEMM_GEMM_TYPED(__nv_bfloat16, __nv_bfloat16, math_mode::strict)
+TGEMM_GEMM_TYPED(__nv_bfloat16, float, math_mode::strict)
+#endif
+#if TGEMM_DEFINES_PART(4)
+TGEMM_GEMM_TYPED(float, float, math_mode::tf32)
+TGEMM_GEMM_TYPED(float, float, math_mode::tf32x3)
+#else
+extern TGEMM_GEMM_TYPED(float, float, math_mode::tf32)
+extern TGEMM_GEMM_TYPED(float, float, math_mode::tf32x3)
+#endif
+#endif
+#undef TGEMM_GEMM_TYPED
+
+#if TGEMM_DEFINES_PART(1)
+
 TGEMM_DISPATCH_API status dispatcher_facts(int device, device_facts& facts) {
-  using kernels = tuned_kernels<tuning::default_table<float>::type>;
+  using kernels = tuned_kernels<tuning::default_table<float, float>::type>;
   typename kernels::known_device uncached;
   const typename kernels::known_device* known = nullptr;
   if (status s = kernels::facts_for(device, known, uncached); s != status::success) return s;
   facts = known->facts;
   return status::success;
 }
+#endif  // TGEMM_DEFINES_PART(1)
 
 TGEMM_END_DISPATCH_NAMESPACE
 }  // namespace tgemm::detail
 
+#if TGEMM_DEFINES_PART(1)
 namespace tgemm {
 TGEMM_BEGIN_DISPATCH_NAMESPACE
 
@@ -263,3 +357,4 @@ TGEMM_DISPATCH_API status gemm_workspace_size(layout order, op op_a, op op_b, in
 
 TGEMM_END_DISPATCH_NAMESPACE
 }  // namespace tgemm
+#endif  // TGEMM_DEFINES_PART(1)

@@ -7,13 +7,82 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <type_traits>
 
 #include "../config.cuh"
+#include "../numeric.cuh"
 #include "../status.cuh"
 #include "../types.cuh"
 #include "device_facts.cuh"
 
 namespace tgemm {
+
+namespace detail {
+/// The element combinations tgemm::gemm() multiplies (A, B, C): float x float -> float; __half x __half ->
+/// __half or float; __nv_bfloat16 x __nv_bfloat16 -> __nv_bfloat16 or float.
+template <class A, class B, class C>
+inline constexpr bool is_supported_gemm =
+    (std::is_same<A, float>::value && std::is_same<B, float>::value && std::is_same<C, float>::value) ||
+    ((std::is_same<A, __half>::value || std::is_same<A, __nv_bfloat16>::value) && std::is_same<A, B>::value &&
+     (std::is_same<C, A>::value || std::is_same<C, float>::value));
+/// The type of alpha and beta for A's and C's element types: double for double, float otherwise (as in cuBLAS's
+/// cublasGemmEx with CUBLAS_COMPUTE_32F for 16-bit types).
+template <class A, class C>
+using scalar_for = std::conditional_t<std::is_same<A, double>::value, double, float>;
+
+/// The element types of one GEMM: A, B, C, and alpha and beta.
+template <class A, class B = A, class C = A, class Scalar = C>
+struct gemm_types;
+}  // namespace detail
+
+namespace detail {
+TGEMM_BEGIN_DISPATCH_NAMESPACE
+/// tgemm::gemm() for one set of element types and math mode: defined in host/dispatcher.cuh (in compiled mode,
+/// instantiated for every supported combination in the library).
+template <class Types, math_mode Math = math_mode::strict>
+status gemm_typed(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, typename Types::scalar_type alpha,
+                  const typename Types::element_a* A, int64_t lda, const typename Types::element_b* B, int64_t ldb,
+                  typename Types::scalar_type beta, typename Types::element_c* C, int64_t ldc, cudaStream_t stream,
+                  const workspace* ws, size_t* size_only);
+
+/// True when the environment forbids TF32 (NVIDIA_TF32_OVERRIDE=0, as NVIDIA's libraries read it): read once.
+inline bool tf32_forbidden() {
+  static const bool forbidden = [] {
+    const char* value = std::getenv("NVIDIA_TF32_OVERRIDE");
+    return value != nullptr && std::string(value) == "0";
+  }();
+  return forbidden;
+}
+
+/// The typed tgemm::gemm() with options: float calls asking for TF32 or 3xTF32 go to the float tensor-core tables
+/// (unless the environment forbids TF32), everything else to the call's default table.
+template <class Types>
+status gemm_with_options(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k,
+                         typename Types::scalar_type alpha, const typename Types::element_a* A, int64_t lda,
+                         const typename Types::element_b* B, int64_t ldb, typename Types::scalar_type beta,
+                         typename Types::element_c* C, int64_t ldc, cudaStream_t stream, const workspace* ws,
+                         size_t* size_only, const options& opts) {
+  if (!is_valid(opts.math)) {
+    return fail(status::invalid_option, cudaSuccess,
+                "options.math = %d is not a tgemm::math_mode (strict = 0, tf32 = 1, tf32x3 = 2)", int(opts.math));
+  }
+  if constexpr (std::is_same<typename Types::element_a, float>::value) {
+    if (opts.math == math_mode::tf32 && !tf32_forbidden()) {
+      return gemm_typed<Types, math_mode::tf32>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, stream,
+                                                ws, size_only);
+    }
+    if (opts.math == math_mode::tf32x3 && !tf32_forbidden()) {
+      return gemm_typed<Types, math_mode::tf32x3>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
+                                                  stream, ws, size_only);
+    }
+  }
+  return gemm_typed<Types>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, stream, ws, size_only);
+}
+TGEMM_END_DISPATCH_NAMESPACE
+}  // namespace detail
+
 TGEMM_BEGIN_DISPATCH_NAMESPACE
 
 /// C = alpha op(A) op(B) + beta C, as cblas_sgemm defines it, on device pointers, enqueued on `stream`.
@@ -53,6 +122,54 @@ TGEMM_DISPATCH_API status gemm_workspace_size(layout order, op op_a, op op_b, in
                                               float alpha, const float* A, int64_t lda, const float* B, int64_t ldb,
                                               float beta, float* C, int64_t ldc, size_t& bytes,
                                               cudaStream_t stream = nullptr);
+
+/// C = alpha op(A) op(B) + beta C for 16-bit inputs on the tensor cores, or for float inputs with per-call options:
+/// A and B of type __half or __nv_bfloat16, C of that type or float, alpha and beta float; the products are summed
+/// in float, and a 16-bit C is rounded once, at the end (cublasGemmEx with CUBLAS_COMPUTE_32F). With float A, B
+/// and C, `opts.math` chooses strict FP32 (the default, as the float overload), math_mode::tf32 or
+/// math_mode::tf32x3 on the tensor cores; NVIDIA_TF32_OVERRIDE=0 in the environment forces strict. Same arguments,
+/// semantics and statuses as the float overload; a GPU without the instructions (older than sm_80) gets
+/// status::unsupported_device. Any other element combination stops the build with a message listing the
+/// supported ones.
+template <class TA, class TB, class TC>
+status gemm(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, ::tgemm::detail::scalar_for<TA, TC> alpha,
+            const TA* A, int64_t lda, const TB* B, int64_t ldb, ::tgemm::detail::scalar_for<TA, TC> beta, TC* C,
+            int64_t ldc, cudaStream_t stream = nullptr, const options& opts = options{}) {
+  static_assert(::tgemm::detail::is_supported_gemm<TA, TB, TC>,
+                "tgemm::gemm() multiplies float x float -> float, __half x __half -> __half or float, and "
+                "__nv_bfloat16 x __nv_bfloat16 -> __nv_bfloat16 or float (A and B of one type)");
+  using types = ::tgemm::detail::gemm_types<TA, TB, TC, ::tgemm::detail::scalar_for<TA, TC>>;
+  return ::tgemm::detail::gemm_with_options<types>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
+                                                   stream, nullptr, nullptr, opts);
+}
+
+/// The typed tgemm::gemm() with the caller's workspace (see the float overload).
+template <class TA, class TB, class TC>
+status gemm(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, ::tgemm::detail::scalar_for<TA, TC> alpha,
+            const TA* A, int64_t lda, const TB* B, int64_t ldb, ::tgemm::detail::scalar_for<TA, TC> beta, TC* C,
+            int64_t ldc, cudaStream_t stream, workspace ws, const options& opts = options{}) {
+  static_assert(::tgemm::detail::is_supported_gemm<TA, TB, TC>,
+                "tgemm::gemm() multiplies float x float -> float, __half x __half -> __half or float, and "
+                "__nv_bfloat16 x __nv_bfloat16 -> __nv_bfloat16 or float (A and B of one type)");
+  using types = ::tgemm::detail::gemm_types<TA, TB, TC, ::tgemm::detail::scalar_for<TA, TC>>;
+  return ::tgemm::detail::gemm_with_options<types>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
+                                                   stream, &ws, nullptr, opts);
+}
+
+/// The workspace bytes the typed tgemm::gemm() needs for these arguments (see the float overload).
+template <class TA, class TB, class TC>
+status gemm_workspace_size(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k,
+                           ::tgemm::detail::scalar_for<TA, TC> alpha, const TA* A, int64_t lda, const TB* B,
+                           int64_t ldb, ::tgemm::detail::scalar_for<TA, TC> beta, TC* C, int64_t ldc, size_t& bytes,
+                           cudaStream_t stream = nullptr, const options& opts = options{}) {
+  static_assert(::tgemm::detail::is_supported_gemm<TA, TB, TC>,
+                "tgemm::gemm() multiplies float x float -> float, __half x __half -> __half or float, and "
+                "__nv_bfloat16 x __nv_bfloat16 -> __nv_bfloat16 or float (A and B of one type)");
+  using types = ::tgemm::detail::gemm_types<TA, TB, TC, ::tgemm::detail::scalar_for<TA, TC>>;
+  bytes = 0;
+  return ::tgemm::detail::gemm_with_options<types>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
+                                                   stream, nullptr, &bytes, opts);
+}
 
 TGEMM_END_DISPATCH_NAMESPACE
 

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "../kernel/gemm_kernel.cuh"
 #include "../status.cuh"
@@ -21,6 +22,31 @@
 namespace tgemm {
 namespace detail {
 
+/// The oldest architecture (as `__CUDA_ARCH__`) a policy's kernels run on: Policy::minimum_arch, or 0.
+template <class Policy, class = void>
+struct minimum_arch_of : std::integral_constant<int, 0> {};
+/// See minimum_arch_of.
+template <class Policy>
+struct minimum_arch_of<Policy, std::void_t<decltype(Policy::minimum_arch)>>
+    : std::integral_constant<int, Policy::minimum_arch> {};
+
+/// unsupported_device when `device` is older than the policy's instructions need (a tensor-core policy on a GPU
+/// before sm_80), success otherwise.
+template <class Policy>
+status check_device_for_policy(int device) {
+  if constexpr (minimum_arch_of<Policy>::value > 0) {
+    int major = 0, minor = 0;
+    cudaError_t error = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+    if (error == cudaSuccess) error = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
+    if (error != cudaSuccess) return fail_cuda(error, device, "reading the compute capability");
+    if (major * 100 + minor * 10 < minimum_arch_of<Policy>::value) {
+      return fail(status::unsupported_device, cudaSuccess, "policy %s needs sm_%d or newer; device %d is sm_%d%d",
+                  Policy::name().c_str(), minimum_arch_of<Policy>::value / 10, device, major, minor);
+    }
+  }
+  return status::success;
+}
+
 /// The kernel of a caller's policy, for the executor.
 template <class Policy>
 struct fixed_kernel {
@@ -32,6 +58,7 @@ struct fixed_kernel {
   static constexpr auto kernel = &kernel::gemm_kernel<kernel::fixed_policy<Policy>, OpA, OpB, false>;
 
   status prepare(const plan_step&, int device) const {
+    if (status s = check_device_for_policy<Policy>(device); s != status::success) return s;
     return with_ops(op_a, op_b, [&](auto a, auto b) {
       return prepare_kernel_once<kernel<decltype(a)::value, decltype(b)::value>>(
           device, Policy::shared_bytes, [] { return "the kernel of policy " + Policy::name(); });

@@ -21,8 +21,9 @@ namespace tgemm {
 namespace detail {
 
 /// A rank-2 view as BLAS sees it: a pointer, a leading dimension, and which index is contiguous.
+template <class T>
 struct blas_view {
-  const float* data = nullptr;
+  T* data = nullptr;
   int64_t rows = 0;
   int64_t cols = 0;
   int64_t ld = 1;
@@ -30,18 +31,23 @@ struct blas_view {
 };
 
 /// The BLAS arguments of a gemm on views: what tgemm::gemm(alpha, a, b, beta, c) calls.
+template <class TA, class TB, class TC>
 struct blas_call {
   layout order = layout::col_major;
   op op_a = op::none;
   op op_b = op::none;
   int64_t m = 0, n = 0, k = 0;
-  const float* a = nullptr;
+  const TA* a = nullptr;
   int64_t lda = 1;
-  const float* b = nullptr;
+  const TB* b = nullptr;
   int64_t ldb = 1;
-  float* c = nullptr;
+  TC* c = nullptr;
   int64_t ldc = 1;
 };
+
+/// A view's element type without const.
+template <class View>
+using element_of = std::remove_const_t<typename View::element_type>;
 
 /// True for types with mdspan's interface, of rank 2.
 template <class View, class = void>
@@ -59,10 +65,12 @@ struct is_matrix_view<View, std::void_t<decltype(std::declval<const View&>().ext
 /// vector) the unforced unit stride decides. The leading dimension of an exhaustive (tightly packed) view is its
 /// contiguous extent, otherwise the other stride. Fails with unsupported_layout when neither index is contiguous.
 template <class View>
-status to_blas_view(const View& view, const char* name, blas_view& out) {
+status to_blas_view(const View& view, const char* name, blas_view<typename View::element_type>& out) {
   static_assert(View::rank() == 2, "tgemm::gemm takes rank-2 mdspan views (matrices)");
-  static_assert(std::is_same<std::remove_const_t<typename View::element_type>, float>::value,
-                "tgemm::gemm multiplies float matrices: the views' element type must be float or const float");
+  static_assert(std::is_same<element_of<View>, float>::value || std::is_same<element_of<View>, __half>::value ||
+                    std::is_same<element_of<View>, __nv_bfloat16>::value,
+                "tgemm::gemm multiplies float, __half or __nv_bfloat16 matrices: the views' element type must be one "
+                "of them (const or not)");
   out.data = view.data_handle();
   out.rows = int64_t(view.extent(0));
   out.cols = int64_t(view.extent(1));
@@ -88,9 +96,12 @@ status to_blas_view(const View& view, const char* name, blas_view& out) {
 /// Turns three views into BLAS arguments. C's order becomes the call's order; an operand stored the other way
 /// is read transposed.
 template <class ViewA, class ViewB, class ViewC>
-status to_blas_call(const ViewA& a, const ViewB& b, const ViewC& c, blas_call& out) {
+status to_blas_call(const ViewA& a, const ViewB& b, const ViewC& c,
+                    blas_call<element_of<ViewA>, element_of<ViewB>, element_of<ViewC>>& out) {
   static_assert(!std::is_const<typename ViewC::element_type>::value, "C is written: its view cannot be const");
-  blas_view va, vb, vc;
+  blas_view<typename ViewA::element_type> va;
+  blas_view<typename ViewB::element_type> vb;
+  blas_view<typename ViewC::element_type> vc;
   if (status s = to_blas_view(a, "A", va); s != status::success) return s;
   if (status s = to_blas_view(b, "B", vb); s != status::success) return s;
   if (status s = to_blas_view(c, "C", vc); s != status::success) return s;
@@ -128,15 +139,30 @@ status to_blas_call(const ViewA& a, const ViewB& b, const ViewC& c, blas_call& o
 /// other layout, e.g. a layout_right view of column-major data. Extents must agree: A is m x k, B is k x n, C is
 /// m x n.
 ///
+/// The element types are those of tgemm::gemm() on pointers: float, or __half / __nv_bfloat16 A and B with C of
+/// the same type or float (alpha and beta are float).
+///
 /// \return as tgemm::gemm(); also invalid_extents or unsupported_layout for views that do not fit.
 template <class ViewA, class ViewB, class ViewC,
           class = std::enable_if_t<detail::is_matrix_view<ViewA>::value && detail::is_matrix_view<ViewB>::value &&
                                    detail::is_matrix_view<ViewC>::value>>
 status gemm(float alpha, const ViewA& a, const ViewB& b, float beta, const ViewC& c, cudaStream_t stream = nullptr) {
-  detail::blas_call call;
+  detail::blas_call<detail::element_of<ViewA>, detail::element_of<ViewB>, detail::element_of<ViewC>> call;
   if (status s = detail::to_blas_call(a, b, c, call); s != status::success) return s;
   return gemm(call.order, call.op_a, call.op_b, call.m, call.n, call.k, alpha, call.a, call.lda, call.b, call.ldb,
               beta, call.c, call.ldc, stream);
+}
+
+/// tgemm::gemm() on mdspan views with per-call options (e.g. math_mode::tf32 for float views).
+template <class ViewA, class ViewB, class ViewC,
+          class = std::enable_if_t<detail::is_matrix_view<ViewA>::value && detail::is_matrix_view<ViewB>::value &&
+                                   detail::is_matrix_view<ViewC>::value>>
+status gemm(float alpha, const ViewA& a, const ViewB& b, float beta, const ViewC& c, cudaStream_t stream,
+            const options& opts) {
+  detail::blas_call<detail::element_of<ViewA>, detail::element_of<ViewB>, detail::element_of<ViewC>> call;
+  if (status s = detail::to_blas_call(a, b, c, call); s != status::success) return s;
+  return gemm(call.order, call.op_a, call.op_b, call.m, call.n, call.k, alpha, call.a, call.lda, call.b, call.ldb,
+              beta, call.c, call.ldc, stream, opts);
 }
 
 }  // namespace tgemm

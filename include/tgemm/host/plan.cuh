@@ -405,7 +405,9 @@ class planner {
   status add_pack(plan& out, step_kind kind, int64_t extent_mn, bool contiguous_k, int element_bytes,
                   operand_source& source) {
     const int64_t k = call_.problem.k;
-    const int64_t ld = round_up(extent_mn, extent_mn >= 8 * t_.pack_padding ? t_.pack_padding : 4);
+    // Short copies are padded to whole vectors of the kernels' loads (at least 4 elements).
+    const int64_t vector = std::max<int64_t>(4, t_[tuning::slot::general].vector_width);
+    const int64_t ld = round_up(extent_mn, extent_mn >= 8 * t_.pack_padding ? t_.pack_padding : vector);
     plan_step& s = out.steps[out.step_count++];
     s.kind = kind;
     s.extent_mn = extent_mn;

@@ -32,18 +32,18 @@ __global__ void __launch_bounds__(reduce_threads)
     if (row >= m) row -= m, ++col;  // row_step < m, so one wrap at most
     if (col >= n) break;
     const Element* p = partials + row + col * ld_partials;
-    Element sum = Element(0);
+    Scalar sum = Scalar(0);  // in alpha's precision: a 16-bit C is rounded once, at the end
     int s = 0;
     for (; s + reduce_batch <= slices; s += reduce_batch) {
-      Element batch[reduce_batch];
+      Scalar batch[reduce_batch];
 #pragma unroll
-      for (int j = 0; j < reduce_batch; ++j) batch[j] = p[(s + j) * slice_stride];
+      for (int j = 0; j < reduce_batch; ++j) batch[j] = Scalar(p[(s + j) * slice_stride]);
 #pragma unroll
       for (int j = 0; j < reduce_batch; ++j) sum += batch[j];
     }
-    for (; s < slices; ++s) sum += p[s * slice_stride];
+    for (; s < slices; ++s) sum += Scalar(p[s * slice_stride]);
     Element* x = c + row + col * ldc;
-    *x = beta == Scalar(0) ? convert<Element>(alpha * sum) : convert<Element>(alpha * sum + beta * *x);
+    *x = beta == Scalar(0) ? convert<Element>(alpha * sum) : convert<Element>(alpha * sum + beta * Scalar(*x));
   }
 }
 

@@ -22,4 +22,12 @@ struct simt_multistage {
   static constexpr int stages = Stages;
 };
 
+/// Warp-wide mma.sync on the tensor cores (sm_80 and newer): k slices copied with cp.async into `Stages`
+/// swizzled shared-memory buffers, read into fragments with ldmatrix.
+template <int Stages>
+struct tensorop_multistage {
+  /// Shared-memory buffers of the k pipeline.
+  static constexpr int stages = Stages;
+};
+
 }  // namespace tgemm::mainloop

@@ -26,4 +26,12 @@ struct thread_shape {
   static constexpr int n = N;  ///< Columns of C per thread.
 };
 
+/// The tile one tensor-core instruction multiplies: an m x k tile of A by a k x n tile of B, per warp.
+template <int M, int N, int K>
+struct mma_shape {
+  static constexpr int m = M;  ///< Rows of the instruction's product.
+  static constexpr int n = N;  ///< Columns of the instruction's product.
+  static constexpr int k = K;  ///< Depth of the instruction's product.
+};
+
 }  // namespace tgemm

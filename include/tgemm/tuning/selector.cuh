@@ -8,6 +8,8 @@
 #include <type_traits>
 
 #include "simt_f32.cuh"
+#include "tensorop_f16.cuh"
+#include "tensorop_tf32.cuh"
 #include "slots.cuh"
 
 /// The architecture the current compilation pass generates code for (e.g. 900), or 0 in the host pass.
@@ -64,21 +66,109 @@ decltype(auto) with_tuning(int arch, F&& f) {
   }
 }
 
-/// The tuning table tgemm::gemm() uses for an element type; a new element type registers its table by
-/// specialising this (one line, beside its table).
-template <class Element>
+/// The tuning table tgemm::gemm() uses for A and B of type ElementAB and C of type ElementC; a new element type
+/// registers its table by specialising this (one line, beside its table).
+template <class ElementAB, class ElementC>
 struct default_table {
-  static_assert(sizeof(Element) == 0, "tgemm::gemm() has no tuning table for this element type");
+  static_assert(sizeof(ElementAB) == 0, "tgemm::gemm() has no tuning table for these element types");
 };
 /// float: the SIMT table.
 template <>
-struct default_table<float> {
+struct default_table<float, float> {
   /// The newest entry of the table.
   using type = simt_f32;
 };
+/// __half A and B, __half C: the tensor-core table.
+template <>
+struct default_table<__half, __half> {
+  /// The newest entry of the table.
+  using type = tensorop_f16<__half, __half>;
+};
+/// __half A and B, float C: the tensor-core table.
+template <>
+struct default_table<__half, float> {
+  /// The newest entry of the table.
+  using type = tensorop_f16<__half, float>;
+};
+/// __nv_bfloat16 A and B, __nv_bfloat16 C: the tensor-core table.
+template <>
+struct default_table<__nv_bfloat16, __nv_bfloat16> {
+  /// The newest entry of the table.
+  using type = tensorop_f16<__nv_bfloat16, __nv_bfloat16>;
+};
+/// __nv_bfloat16 A and B, float C: the tensor-core table.
+template <>
+struct default_table<__nv_bfloat16, float> {
+  /// The newest entry of the table.
+  using type = tensorop_f16<__nv_bfloat16, float>;
+};
+
+/// The tuning table of a call: default_table for the element types, or for float inputs with math_mode::tf32 or
+/// tf32x3 the float tensor-core table of that mode.
+template <class ElementAB, class ElementC, math_mode Math>
+struct table_for {
+  /// The newest entry of the table.
+  using type = typename default_table<ElementAB, ElementC>::type;
+};
+/// TF32 and 3xTF32.
+template <math_mode Math>
+struct table_for<float, float, Math> {
+  /// The newest entry of the table.
+  using type = std::conditional_t<Math == math_mode::strict, simt_f32, tensorop_tf32<Math>>;
+};
 
 /// The chain tgemm::gemm() dispatches over for float, newest architecture first.
-using default_chain = default_table<float>::type;
+using default_chain = default_table<float, float>::type;
+
+/// Whether a table builds padded twins of its general kernels: Table::padded_kernels, or true.
+template <class Table, class = void>
+struct padded_kernels_of : std::true_type {};
+/// See padded_kernels_of.
+template <class Table>
+struct padded_kernels_of<Table, std::void_t<decltype(Table::padded_kernels)>>
+    : std::integral_constant<bool, Table::padded_kernels> {};
+
+/// The oldest architecture (as `__CUDA_ARCH__`) a chain has an entry for: GPUs older than it lack what its
+/// kernels need.
+template <class Chain>
+constexpr int oldest_arch() {
+  if constexpr (std::is_void<typename Chain::previous>::value) {
+    return Chain::arch;
+  } else {
+    return oldest_arch<typename Chain::previous>();
+  }
+}
+
+/// True when slot S1 and slot S2 name the same policy in every entry of Chain: then one kernel serves both.
+template <class Chain, slot S1, slot S2>
+constexpr bool same_policy_in_chain() {
+  if constexpr (!std::is_same<slot_policy_t<Chain, S1>, slot_policy_t<Chain, S2>>::value) {
+    return false;
+  } else if constexpr (std::is_void<typename Chain::previous>::value) {
+    return true;
+  } else {
+    return same_policy_in_chain<typename Chain::previous, S1, S2>();
+  }
+}
+
+namespace detail {
+template <class Chain, slot S, int I>
+constexpr slot first_slot_like() {
+  if constexpr (I >= int(S)) {
+    return S;
+  } else if constexpr (same_policy_in_chain<Chain, slot(I), S>()) {
+    return slot(I);
+  } else {
+    return first_slot_like<Chain, S, I + 1>();
+  }
+}
+}  // namespace detail
+
+/// The first slot whose policy is slot S's in every entry of Chain: the slot whose kernels S's calls launch.
+template <class Chain, slot S>
+constexpr slot kernel_slot() {
+  return detail::first_slot_like<Chain, S, 0>();
+}
 
 /// The numbers of one policy that the host needs to plan with (grid, shared memory, alignment).
 struct policy_numbers {

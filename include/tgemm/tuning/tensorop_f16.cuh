@@ -1,0 +1,95 @@
+/// \file tuning/tensorop_f16.cuh
+/// \brief The tuning table for __half and __nv_bfloat16 on the tensor cores (mma.sync, sm_80 and newer): one entry
+/// per architecture, every number the dispatcher uses for these types.
+///
+/// The table is a template over the element types (A and B, and C: the same 16-bit type or float); the entries
+/// form a chain like the float table's (tuning/simt_f32.cuh), read by the same selector.
+#pragma once
+
+#include <cstdint>
+
+#include "../policy/tensorop_policy.cuh"
+#include "simt_f32.cuh"
+
+namespace tgemm::tuning {
+
+/// The dispatcher's thresholds for 16-bit tensor-core GEMMs (those not listed are simt_f32_thresholds').
+template <class ElementC>
+struct tensorop_f16_thresholds : simt_f32_thresholds {
+  /// Misaligned operands are always repacked: the tensor-core kernels copy 16 bytes at a time and have no scalar
+  /// variant (so the `unaligned` slot is never chosen).
+  static constexpr double pack_min_flops = 0;
+  /// No layout repacking: every op(A) op(B) combination streams in with cp.async (ldmatrix transposes).
+  static constexpr double layout_pack_flops = 1e300;
+  /// Split-K partial products are float; with a 16-bit C the reduction would round them twice, so such calls do
+  /// not split (max_partials_bytes = 0) until the partials get their own type.
+  static constexpr int64_t max_partials_bytes = std::is_same<ElementC, float>::value ? (int64_t(512) << 20) : 0;
+  /// Ragged edges are not peeled off: the strips would run as thin problems on the small tile (and, with a 16-bit
+  /// C, without split-K), while the large tile covers them reading zeros beyond the edge; a repacked operand's
+  /// padding makes that free. (4097^3 bf16 in one pass: 33 x 17 tiles, 5 waves instead of 4, plus two packs.)
+  static constexpr double peel_speed = 0;
+  /// The tensor-core epilogue stores element by element, so C is never staged.
+  static constexpr int64_t staged_c_min_elements = INT64_MAX;
+  /// No padded twins of the general kernels: the tensor-core mainloop takes its readable extents at run time, so
+  /// the plain kernel serves a padded step too (it reads only up to m and n, zero-filling the rest).
+  static constexpr bool padded_kernels = false;
+};
+
+/// The large tile: 128 x 256 x 32, eight warps of 64 x 64 (4 x 8 instruction tiles of m16n8k16).
+template <int Stages, class Element, class ElementC>
+using tensorop_f16_large_policy =
+    tensorop_policy<block_shape<128, 256, 32>, warp_shape<64, 64>, mma_shape<16, 8, 16>, Stages, Element, ElementC>;
+
+/// The medium tile: 128 x 128 x 64, eight warps of 64 x 32, three stages (96 KiB).
+template <class Element, class ElementC>
+using tensorop_f16_medium_policy =
+    tensorop_policy<block_shape<128, 128, 64>, warp_shape<64, 32>, mma_shape<16, 8, 16>, 3, Element, ElementC>;
+
+/// A 64 x 64 tile, four warps of 32 x 32, for small and thin problems.
+template <class Element, class ElementC>
+using tensorop_f16_small_policy =
+    tensorop_policy<block_shape<64, 64, 32>, warp_shape<32, 32>, mma_shape<16, 8, 16>, 4, Element, ElementC>;
+
+/// Ampere A100 (sm_80): 164 KiB of shared memory per SM.
+template <class Element, class ElementC>
+struct tensorop_f16_sm80 : tensorop_f16_thresholds<ElementC> {
+  /// The first architecture (as `__CUDA_ARCH__`) this entry is tuned for.
+  static constexpr int arch = 800;
+  /// No older entry: the end of the chain (older GPUs lack the instruction; the host refuses them).
+  using previous = void;
+  /// Large problems: 128 x 256 tiles, eight warps, three stages.
+  using general = tensorop_f16_large_policy<3, Element, ElementC>;
+  using general_tn = general;  ///< Every op pair loads alike: the same tile.
+  using general_tt = general;  ///< Every op pair loads alike: the same tile.
+  /// Problems whose large tiles would leave multiprocessors idle: 128 x 128.
+  using medium = tensorop_f16_medium_policy<Element, ElementC>;
+  /// Problems too small to fill the GPU with the larger tiles.
+  using small = tensorop_f16_small_policy<Element, ElementC>;
+  using narrow_m = small;   ///< Thin problems use the small tile too.
+  using narrow_n = small;   ///< Thin problems use the small tile too.
+  using tiny_m = small;     ///< Thin problems use the small tile too.
+  using tiny_n = small;     ///< Thin problems use the small tile too.
+  using unaligned = small;  ///< Never chosen (misaligned operands are repacked); the same kernel, so none extra.
+};
+
+/// Hopper (sm_90): 228 KiB of shared memory per SM: the large tile gets four stages. Measured on an H200 (bf16,
+/// 8192^3, tgemm_tensorop_candidates): 128 x 256 x 32 in four stages 472 TFLOP/s, three stages 467, 256 x 128 x 32
+/// 462, 128 x 128 x 32 (four warps of 64 x 64) 428, 128 x 128 x 64 (eight warps of 64 x 32) 423; 64-deep slices
+/// of the 64 x 64 warp tiles spill registers.
+template <class Element, class ElementC>
+struct tensorop_f16_sm90 : tensorop_f16_sm80<Element, ElementC> {
+  /// The first architecture (as `__CUDA_ARCH__`) this entry is tuned for.
+  static constexpr int arch = 900;
+  /// The next older entry of the chain.
+  using previous = tensorop_f16_sm80<Element, ElementC>;
+  /// Large problems: 128 x 256 tiles, eight warps, four stages.
+  using general = tensorop_f16_large_policy<4, Element, ElementC>;
+  using general_tn = general;  ///< Every op pair loads alike: the same tile.
+  using general_tt = general;  ///< Every op pair loads alike: the same tile.
+};
+
+/// The newest entry of the 16-bit table for A and B of type Element and C of type ElementC.
+template <class Element, class ElementC>
+using tensorop_f16 = tensorop_f16_sm90<Element, ElementC>;
+
+}  // namespace tgemm::tuning

@@ -1,0 +1,435 @@
+// tgemm::gemm() on the tensor cores: 16-bit inputs (A, B in __half or __nv_bfloat16; C in the same type or float)
+// and float inputs with math_mode::tf32 and tf32x3; both storage orders, all four op pairs, sizes around the tile
+// edges, k = 0 and 1, alpha and beta edge values, misaligned operands (repacked), each checked against the float64
+// host loop on the same (rounded) inputs.
+//
+// Error bound per element, with magnitude = sum |alpha a b| + |beta c|: (k + 4) 2^-23 magnitude (float
+// accumulation, as for FP32); plus, for a 16-bit C, its unit roundoff (2^-11 for __half, 2^-8 for bfloat16) times
+// |reference|; plus, for TF32, 2 u + u^2 with u = 2^-11 (both inputs rounded) times magnitude; for 3xTF32,
+// 4 2^-22 times magnitude (the small parts' rounding and the dropped small x small product).
+#include <tgemm/gemm.cuh>
+
+#include <cuda/std/mdspan>
+
+#include "catch.hpp"
+#include "cuda_check.hpp"
+#include "random.hpp"
+#include "reference.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace {
+
+using tgemm::layout;
+using tgemm::op;
+using tgemm::status;
+using namespace tgemm::test;
+
+template <class T>
+double to_double(T x) {
+  return double(float(x));
+}
+template <>
+double to_double<float>(float x) {
+  return double(x);
+}
+
+template <class T>
+T from_float(float x) {
+  return tgemm::convert<T>(x);
+}
+
+/// Half the smallest subnormal of C's type: an absolute floor for results that underflow (k = 0 with beta = 0.5
+/// halves a subnormal C, which then rounds to even).
+template <class T>
+double underflow_floor() {
+  if constexpr (std::is_same<T, __half>::value) return std::ldexp(1.0, -25);
+  if constexpr (std::is_same<T, __nv_bfloat16>::value) return std::ldexp(1.0, -134);
+  return std::ldexp(1.0, -150);
+}
+
+/// Unit roundoff of C's final rounding (0 for float: the accumulation bound covers it).
+template <class T>
+double output_roundoff() {
+  if constexpr (std::is_same<T, __half>::value) return std::ldexp(1.0, -11);
+  if constexpr (std::is_same<T, __nv_bfloat16>::value) return std::ldexp(1.0, -8);
+  return 0.0;
+}
+
+template <class T>
+uint32_t bits_of(T x) {
+  uint32_t b = 0;
+  std::memcpy(&b, &x, sizeof x);
+  return b;
+}
+
+/// A sentinel for C's padding: a NaN pattern of C's type no kernel produces.
+template <class T>
+T sentinel() {
+  if constexpr (std::is_same<T, __half>::value) {
+    __half_raw raw;
+    raw.x = 0x7da5;
+    return __half(raw);
+  } else if constexpr (std::is_same<T, __nv_bfloat16>::value) {
+    __nv_bfloat16_raw raw;
+    raw.x = 0x7fa5;
+    return __nv_bfloat16(raw);
+  } else {
+    const uint32_t b = 0x7fa5a5a5u;
+    float x;
+    std::memcpy(&x, &b, 4);
+    return x;
+  }
+}
+
+struct tc_case {
+  tgemm::math_mode math = tgemm::math_mode::strict;  // for float inputs: tf32 or tf32x3
+  layout order = layout::col_major;
+  op op_a = op::none, op_b = op::none;
+  int64_t m = 1, n = 1, k = 1;
+  float alpha = 1, beta = 0;
+  int64_t pad_a = 0, pad_b = 0, pad_c = 0;
+  int64_t offset_a = 0, offset_b = 0;  // elements: 1 makes the operand misaligned for 16-byte copies
+  int64_t lda() const { return min_ld(order, op_a, m, k) + pad_a; }
+  int64_t ldb() const { return min_ld(order, op_b, k, n) + pad_b; }
+  int64_t ldc() const { return min_ld(order, op::none, m, n) + pad_c; }
+  std::string describe() const {
+    std::ostringstream s;
+    s << to_string(order) << " " << to_string(op_a) << "/" << to_string(op_b) << " m=" << m << " n=" << n
+      << " k=" << k << " alpha=" << alpha << " beta=" << beta << " lda=" << lda() << " ldb=" << ldb()
+      << " ldc=" << ldc() << " offsets=" << offset_a << "," << offset_b << " math=" << to_string(math);
+    return s.str();
+  }
+};
+
+template <class AB, class C>
+void run_case(const tc_case& c) {
+  INFO(c.describe() << " A,B " << tgemm::element_traits<AB>::name << " C " << tgemm::element_traits<C>::name);
+  const int64_t a_count = stored_elements(c.order, c.op_a, c.m, c.k, c.lda());
+  const int64_t b_count = stored_elements(c.order, c.op_b, c.k, c.n, c.ldb());
+  const int64_t c_count = stored_elements(c.order, op::none, c.m, c.n, c.ldc());
+  constexpr int64_t guard = 64;
+
+  // Inputs rounded to their types first; the reference multiplies the rounded values.
+  std::vector<AB> a(size_t(a_count + c.offset_a)), b(size_t(b_count + c.offset_b));
+  const std::vector<float> ra = random_values(int64_t(a.size())), rb = random_values(int64_t(b.size()));
+  for (size_t i = 0; i < a.size(); ++i) a[i] = from_float<AB>(ra[i]);
+  for (size_t i = 0; i < b.size(); ++i) b[i] = from_float<AB>(rb[i]);
+  std::vector<C> c0(size_t(c_count + guard));
+  const std::vector<float> rc = random_values(int64_t(c0.size()));
+  const int64_t inner = c.order == layout::col_major ? c.m : c.n, lines = c.order == layout::col_major ? c.n : c.m;
+  for (int64_t j = 0; j < lines; ++j) {
+    for (int64_t i = 0; i < c.ldc(); ++i) {
+      const size_t at = size_t(i + j * c.ldc());
+      c0[at] = i >= inner ? sentinel<C>()
+                          : (c.beta == 0 ? from_float<C>(std::numeric_limits<float>::quiet_NaN()) : from_float<C>(rc[at]));
+    }
+  }
+  for (int64_t i = c_count; i < c_count + guard; ++i) c0[size_t(i)] = sentinel<C>();
+
+  // float64 reference on the rounded values.
+  std::vector<double> expected(size_t(c.m * c.n)), magnitude(size_t(c.m * c.n));
+  for (int64_t i = 0; i < c.m; ++i) {
+    for (int64_t j = 0; j < c.n; ++j) {
+      double sum = 0, abs_sum = 0;
+      if (c.alpha != 0) {
+        for (int64_t l = 0; l < c.k; ++l) {
+          const double x = to_double(a[size_t(c.offset_a + op_index_of(c.order, c.op_a, i, l, c.lda()))]);
+          const double y = to_double(b[size_t(c.offset_b + op_index_of(c.order, c.op_b, l, j, c.ldb()))]);
+          sum += x * y;
+          abs_sum += std::fabs(x * y);
+        }
+      }
+      double value = double(c.alpha) * sum, mag = std::fabs(double(c.alpha)) * abs_sum;
+      if (c.beta != 0) {
+        const double old = to_double(c0[size_t(index_of(c.order, i, j, c.ldc()))]);
+        value += double(c.beta) * old;
+        mag += std::fabs(double(c.beta)) * std::fabs(old);
+      }
+      expected[size_t(i + j * c.m)] = value;
+      magnitude[size_t(i + j * c.m)] = mag;
+    }
+  }
+
+  device_buffer<AB> da(a.size()), db(b.size());
+  device_buffer<C> dc(c0.size());
+  da.upload(a);
+  db.upload(b);
+  dc.upload(c0);
+  tgemm::detail::record_plans plans;
+  tgemm::options opts;
+  opts.math = c.math;
+  const status s = tgemm::gemm(c.order, c.op_a, c.op_b, c.m, c.n, c.k, c.alpha, da.get() + c.offset_a, c.lda(),
+                               db.get() + c.offset_b, c.ldb(), c.beta, dc.get(), c.ldc(), nullptr, opts);
+  INFO("status " << to_string(s) << ": " << (s == status::success ? "" : tgemm::last_error().message));
+  REQUIRE(s == status::success);
+  TGEMM_CUDA_REQUIRE(cudaGetLastError());
+  TGEMM_CUDA_REQUIRE(cudaDeviceSynchronize());
+  if (c.offset_a != 0 && c.m > 0 && c.n > 0 && c.k > 0 && c.alpha != 0) {
+    // A misaligned operand is repacked: the plan says so (A is B after a row-major swap).
+    REQUIRE(plans.calls() == 1);
+    CHECK((c.order == layout::col_major ? plans.last().repacked_a : plans.last().repacked_b));
+  }
+
+  const std::vector<C> out = dc.download();
+  const double tf32_u = std::ldexp(1.0, -11);
+  const double input_factor = c.math == tgemm::math_mode::tf32     ? 2 * tf32_u + tf32_u * tf32_u
+                              : c.math == tgemm::math_mode::tf32x3 ? 4 * std::ldexp(1.0, -22)
+                                                                   : 0.0;
+  const double factor = error_factor(c.k) + input_factor, roundoff = output_roundoff<C>();
+  int64_t bad = 0, padding_changed = 0;
+  double worst = 0;
+  for (int64_t i = 0; i < c.m; ++i) {
+    for (int64_t j = 0; j < c.n; ++j) {
+      const double want = expected[size_t(i + j * c.m)];
+      const double got = to_double(out[size_t(index_of(c.order, i, j, c.ldc()))]);
+      const double allowed =
+          factor * magnitude[size_t(i + j * c.m)] + roundoff * std::fabs(want) + underflow_floor<C>();
+      const double error = std::fabs(got - want);
+      if (!std::isfinite(got) || !(error <= allowed)) {
+        ++bad;
+        worst = std::max(worst, std::isfinite(error) ? error / allowed : 1e300);
+      }
+    }
+  }
+  for (int64_t j = 0; j < lines; ++j) {
+    for (int64_t i = inner; i < c.ldc(); ++i) padding_changed += bits_of(out[size_t(i + j * c.ldc())]) != bits_of(sentinel<C>());
+  }
+  for (int64_t i = c_count; i < c_count + guard; ++i) padding_changed += bits_of(out[size_t(i)]) != bits_of(sentinel<C>());
+  INFO(bad << " elements out of bound, worst by " << worst << "x");
+  CHECK(bad == 0);
+  CHECK(padding_changed == 0);
+}
+
+const op op_pairs[4][2] = {{op::none, op::none}, {op::none, op::transpose}, {op::transpose, op::none},
+                           {op::transpose, op::transpose}};
+
+using half_half = std::pair<__half, __half>;
+using half_float = std::pair<__half, float>;
+using bf16_bf16 = std::pair<__nv_bfloat16, __nv_bfloat16>;
+using bf16_float = std::pair<__nv_bfloat16, float>;
+
+/// A type list entry for float inputs on the tensor cores with one math mode.
+template <tgemm::math_mode Math>
+struct tf32_case {
+  using first_type = float;
+  using second_type = float;
+  static constexpr tgemm::math_mode math = Math;
+};
+using tf32_float = tf32_case<tgemm::math_mode::tf32>;
+using tf32x3_float = tf32_case<tgemm::math_mode::tf32x3>;
+
+template <class T, class = void>
+struct math_of {
+  static constexpr tgemm::math_mode value = tgemm::math_mode::strict;
+};
+template <class T>
+struct math_of<T, std::void_t<decltype(T::math)>> {
+  static constexpr tgemm::math_mode value = T::math;
+};
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("tensor-core gemm(): layouts, ops and tile edges", "[tensorop]", half_half, half_float,
+                   bf16_bf16, bf16_float, tf32_float, tf32x3_float) {
+  using AB = typename TestType::first_type;
+  using C = typename TestType::second_type;
+  // Sizes around the 64, 128 and 256 tiles and the 32-deep k slices; the thin ones take the small tile.
+  const int64_t shapes[][3] = {{1, 1, 1},     {8, 8, 8},        {16, 24, 40},   {64, 64, 32},  {65, 63, 33},
+                               {127, 129, 31}, {128, 256, 96},  {200, 300, 257}, {257, 130, 64}, {31, 500, 100},
+                               {500, 17, 100}, {1, 700, 300},   {700, 1, 300},  {384, 512, 1000}};
+  for (const layout order : {layout::col_major, layout::row_major}) {
+    for (const auto& ops : op_pairs) {
+      for (const auto& shape : shapes) {
+        tc_case c;
+        c.math = math_of<TestType>::value;
+        c.order = order, c.op_a = ops[0], c.op_b = ops[1];
+        c.m = shape[0], c.n = shape[1], c.k = shape[2];
+        c.alpha = random_scalar(0.5f, 2.0f);
+        c.beta = shape[0] % 2 == 0 ? 0.0f : random_scalar(-1.0f, 1.0f);
+        // Leading dimensions that keep 16-byte alignment (multiples of 8 elements) for some shapes, odd for
+        // others (then A and B are repacked).
+        c.pad_a = shape[2] % 2 == 0 ? 8 : 0;
+        c.pad_c = 3;
+        run_case<AB, C>(c);
+      }
+    }
+  }
+}
+
+TEMPLATE_TEST_CASE("tensor-core gemm(): k = 0, alpha = 0, beta = 1 and misaligned pointers", "[tensorop]",
+                   half_half, half_float, bf16_bf16, bf16_float, tf32_float, tf32x3_float) {
+  using AB = typename TestType::first_type;
+  using C = typename TestType::second_type;
+  tc_case c;
+  c.math = math_of<TestType>::value;
+  c.m = 96, c.n = 80, c.k = 0, c.beta = 0.5f;
+  run_case<AB, C>(c);  // C = beta C
+  c.k = 64, c.alpha = 0, c.beta = 0;
+  run_case<AB, C>(c);  // C = 0, nothing read
+  c.alpha = 1, c.beta = 1;
+  run_case<AB, C>(c);
+  for (const auto& ops : op_pairs) {
+    c.op_a = ops[0], c.op_b = ops[1];
+    c.m = 520, c.n = 264, c.k = 136, c.alpha = -1.5f, c.beta = 0.25f;
+    c.offset_a = 1, c.offset_b = 3;
+    run_case<AB, C>(c);  // misaligned A and B: repacked
+  }
+}
+
+TEST_CASE("3xTF32 lands within 2x of strict FP32's error; TF32 rounds its inputs", "[tensorop]") {
+  // One product in three modes on the same inputs, each compared normwise with the float64 reference.
+  const int64_t m = 384, n = 320, k = 2048;
+  const std::vector<float> a = random_values(m * k), b = random_values(k * n);
+  std::vector<double> expected(size_t(m * n), 0.0);
+  for (int64_t j = 0; j < n; ++j) {
+    for (int64_t l = 0; l < k; ++l) {
+      const double y = b[size_t(l + j * k)];
+      for (int64_t i = 0; i < m; ++i) expected[size_t(i + j * m)] += double(a[size_t(i + l * m)]) * y;
+    }
+  }
+  device_buffer<float> da(a.size()), db(b.size()), dc(size_t(m * n));
+  da.upload(a);
+  db.upload(b);
+  auto error_of = [&](tgemm::math_mode math) {
+    tgemm::options opts;
+    opts.math = math;
+    REQUIRE(tgemm::gemm(layout::col_major, op::none, op::none, m, n, k, 1.0f, da.get(), m, db.get(), k, 0.0f, dc.get(), m,
+                        nullptr, opts) == status::success);
+    TGEMM_CUDA_REQUIRE(cudaDeviceSynchronize());
+    const std::vector<float> c = dc.download();
+    double error2 = 0, norm2 = 0;
+    for (size_t i = 0; i < c.size(); ++i) {
+      error2 += (double(c[i]) - expected[i]) * (double(c[i]) - expected[i]);
+      norm2 += expected[i] * expected[i];
+    }
+    return std::sqrt(error2 / norm2);
+  };
+  const double strict = error_of(tgemm::math_mode::strict);
+  const double x3 = error_of(tgemm::math_mode::tf32x3);
+  const double tf32 = error_of(tgemm::math_mode::tf32);
+  INFO("relative errors: strict " << strict << ", tf32x3 " << x3 << ", tf32 " << tf32);
+  CHECK(x3 <= 2 * strict);
+  CHECK(tf32 > 10 * strict);  // TF32 really rounded its inputs (about 2^-11 against 2^-24 per product)
+  CHECK(tf32 < 1e-3);
+  tgemm::options bad;
+  bad.math = static_cast<tgemm::math_mode>(7);
+  CHECK(tgemm::gemm(layout::col_major, op::none, op::none, m, n, k, 1.0f, da.get(), m, db.get(), k, 0.0f, dc.get(), m,
+                    nullptr, bad) == status::invalid_option);
+}
+
+TEST_CASE("NVIDIA_TF32_OVERRIDE=0 makes TF32 and 3xTF32 calls strict FP32", "[tf32_override]") {
+  // Run by ctest with the variable set (gpu.tensorop.tf32_override): the results must be strict FP32's, bit for bit.
+  const char* value = std::getenv("NVIDIA_TF32_OVERRIDE");
+  REQUIRE(value != nullptr);
+  REQUIRE(std::string(value) == "0");
+  const int64_t m = 200, n = 136, k = 300;
+  const std::vector<float> a = random_values(m * k), b = random_values(k * n);
+  device_buffer<float> da(a.size()), db(b.size()), dc(size_t(m * n));
+  da.upload(a);
+  db.upload(b);
+  auto run = [&](tgemm::math_mode math) {
+    tgemm::options opts;
+    opts.math = math;
+    REQUIRE(tgemm::gemm(layout::col_major, op::none, op::none, m, n, k, 1.0f, da.get(), m, db.get(), k, 0.0f, dc.get(), m,
+                        nullptr, opts) == status::success);
+    TGEMM_CUDA_REQUIRE(cudaDeviceSynchronize());
+    return dc.download();
+  };
+  const std::vector<float> strict = run(tgemm::math_mode::strict);
+  CHECK(run(tgemm::math_mode::tf32) == strict);
+  CHECK(run(tgemm::math_mode::tf32x3) == strict);
+}
+
+TEMPLATE_TEST_CASE("tensor-core gemm(): the sanitizer's subset", "[sanitize]", half_half, half_float, bf16_bf16,
+                   bf16_float, tf32_float, tf32x3_float) {
+  // Small enough to run under every compute-sanitizer tool (scripts/sanitize.sh): ragged tiles of each slot, every
+  // op pair, beta = 0 on a C full of NaN (initcheck: C is never read), and misaligned operands (the repack path).
+  using AB = typename TestType::first_type;
+  using C = typename TestType::second_type;
+  const int64_t shapes[][3] = {{37, 45, 50}, {130, 260, 72}, {20, 300, 40}};
+  for (const auto& ops : op_pairs) {
+    for (const auto& shape : shapes) {
+      tc_case c;
+      c.math = math_of<TestType>::value;
+      c.op_a = ops[0], c.op_b = ops[1];
+      c.m = shape[0], c.n = shape[1], c.k = shape[2];
+      c.beta = shape[0] == 130 ? 0.5f : 0.0f;
+      c.offset_a = shape[0] == 20 ? 1 : 0;
+      run_case<AB, C>(c);
+    }
+  }
+}
+
+TEST_CASE("tensor-core policies through launch<P>, can_implement<P> and mdspan views", "[tensorop]") {
+  using policy = tgemm::tensorop_policy<tgemm::block_shape<64, 64, 32>, tgemm::warp_shape<32, 32>,
+                                        tgemm::mma_shape<16, 8, 16>, 3, __nv_bfloat16, float>;
+  const int64_t m = 136, n = 72, k = 96;
+  std::vector<__nv_bfloat16> a(size_t(m * k)), b(size_t(k * n));
+  const std::vector<float> ra = random_values(m * k), rb = random_values(k * n);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = __float2bfloat16_rn(ra[i]);
+  for (size_t i = 0; i < b.size(); ++i) b[i] = __float2bfloat16_rn(rb[i]);
+  device_buffer<__nv_bfloat16> da(a.size() + 8), db(b.size());
+  device_buffer<float> launched(size_t(m * n)), dispatched(size_t(m * n)), viewed(size_t(m * n));
+  da.upload(a);
+  db.upload(b);
+  // launch<P> with a fixed tensor-core policy, the dispatcher, and mdspan views must agree with the reference
+  // (and the two dispatcher paths with each other, bit for bit: same plan, same kernel).
+  REQUIRE(tgemm::can_implement<policy>(layout::col_major, op::none, op::none, m, n, k, 1.0f, da.get(), m, db.get(), k,
+                                       0.0f, launched.get(), m) == status::success);
+  REQUIRE(tgemm::launch<policy>(layout::col_major, op::none, op::none, m, n, k, 1.0f, da.get(), m, db.get(), k, 0.0f,
+                                launched.get(), m) == status::success);
+  REQUIRE(tgemm::gemm(layout::col_major, op::none, op::none, m, n, k, 1.0f, da.get(), m, db.get(), k, 0.0f,
+                      dispatched.get(), m) == status::success);
+  namespace cs = cuda::std;
+  using extents = cs::dextents<int64_t, 2>;
+  cs::mdspan<const __nv_bfloat16, extents, cs::layout_left> va(da.get(), m, k), vb(db.get(), k, n);
+  cs::mdspan<float, extents, cs::layout_left> vc(viewed.get(), m, n);
+  REQUIRE(tgemm::gemm(1.0f, va, vb, 0.0f, vc) == status::success);
+  TGEMM_CUDA_REQUIRE(cudaDeviceSynchronize());
+  const std::vector<float> x = launched.download(), y = dispatched.download(), z = viewed.download();
+  CHECK(y == z);
+  int64_t bad = 0;
+  for (int64_t j = 0; j < n; ++j) {
+    for (int64_t i = 0; i < m; ++i) {
+      double want = 0, magnitude = 0;
+      for (int64_t l = 0; l < k; ++l) {
+        const double p = double(float(a[size_t(i + l * m)])) * double(float(b[size_t(l + j * k)]));
+        want += p, magnitude += std::fabs(p);
+      }
+      const double allowed = error_factor(k) * magnitude + 1e-30;
+      bad += !(std::fabs(x[size_t(i + j * m)] - want) <= allowed);
+      bad += !(std::fabs(y[size_t(i + j * m)] - want) <= allowed);
+    }
+  }
+  CHECK(bad == 0);
+  // A pointer that is not 16-byte aligned: can_implement and launch refuse it, C untouched.
+  CHECK(tgemm::can_implement<policy>(layout::col_major, op::none, op::none, m, n, k, 1.0f, da.get() + 1, m, db.get(), k,
+                                     0.0f, launched.get(), m) == status::misaligned_operand);
+  CHECK(tgemm::launch<policy>(layout::col_major, op::none, op::none, m, n, k, 1.0f, da.get() + 1, m, db.get(), k, 0.0f,
+                              launched.get(), m) == status::misaligned_operand);
+  // TF32 through an mdspan view with options.
+  std::vector<float> fa(size_t(m * k)), fb(size_t(k * n));
+  for (size_t i = 0; i < fa.size(); ++i) fa[i] = ra[i];
+  for (size_t i = 0; i < fb.size(); ++i) fb[i] = rb[i];
+  device_buffer<float> dfa(fa.size()), dfb(fb.size()), dfc(size_t(m * n)), dfd(size_t(m * n));
+  dfa.upload(fa);
+  dfb.upload(fb);
+  cs::mdspan<const float, extents, cs::layout_left> fva(dfa.get(), m, k), fvb(dfb.get(), k, n);
+  cs::mdspan<float, extents, cs::layout_left> fvc(dfc.get(), m, n);
+  tgemm::options opts;
+  opts.math = tgemm::math_mode::tf32;
+  REQUIRE(tgemm::gemm(1.0f, fva, fvb, 0.0f, fvc, nullptr, opts) == status::success);
+  REQUIRE(tgemm::gemm(layout::col_major, op::none, op::none, m, n, k, 1.0f, dfa.get(), m, dfb.get(), k, 0.0f, dfd.get(),
+                      m, nullptr, opts) == status::success);
+  TGEMM_CUDA_REQUIRE(cudaDeviceSynchronize());
+  CHECK(dfc.download() == dfd.download());
+}
