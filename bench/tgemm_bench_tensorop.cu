@@ -1,0 +1,370 @@
+// tgemm's 16-bit tensor-core GEMM against cuBLAS (cublasGemmEx), timed side by side in one process.
+//
+// Usage: tgemm_bench_tensorop [--set square|odd|layouts|skinny|all] [--types bf16,fp16,bf16f32,fp16f32]
+//                             [--reps N] [--out DIR] [--quick]
+//   --set    shapes (default all): square 2048^3, 4096^3, 8192^3; odd 4095^3, 4097^3 (leading dimensions odd,
+//            so operands are not 16-byte aligned); layouts 4096^3 in every col-major op pair and row-major NN;
+//            skinny 4096x4096x128, 128x4096x4096, 16x8192x8192.
+//   --types  element types A,B -> C (default bf16,fp16): bf16 = bf16->bf16, fp16 = fp16->fp16, bf16f32 =
+//            bf16->float, fp16f32 = fp16->float. Products are summed in float in both implementations.
+//   --reps   timed launches per implementation and shape (default 20).
+//   --quick  only 4096^3 and 8192^3, bf16.
+//   --out    directory of tensorop_results.csv (default ".").
+//
+// What is measured: C = op(A) op(B) (alpha 1, beta 0) by tgemm::gemm() and by cublasGemmEx (CUBLAS_COMPUTE_32F,
+// CUBLAS_GEMM_DEFAULT, column-major; a row-major call is given to cuBLAS as the column-major C^T = op(B)^T op(A)^T).
+//
+// Timing rules: A and B hold normal random numbers (mean 0, stddev 1, fixed seed) made on the host and rounded to
+// the element type; enough operand sets are allocated that one pass over them exceeds twice the L2 (at most 8),
+// and consecutive launches use consecutive sets. Before timing, both implementations run once on the same inputs
+// and their C are compared (a WARNING is printed when they differ). Then 3 warm-up launches of each; then --reps
+// repetitions, each timing one tgemm and one cuBLAS launch (which goes first alternates) with its own pair of CUDA
+// events; the median of each implementation's times is reported. TFLOP/s = 2mnk / time; % peak is of the dense
+// 16-bit tensor-core peak of an H200, 989 TFLOP/s.
+#include <tgemm/gemm.cuh>
+
+#include "check_cuda.hpp"
+
+#include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+#define BENCH_CUBLAS(call)                                                                    \
+  do {                                                                                        \
+    const cublasStatus_t s_ = (call);                                                         \
+    if (s_ != CUBLAS_STATUS_SUCCESS) {                                                        \
+      std::fprintf(stderr, "%s:%d: %s failed: %d\n", __FILE__, __LINE__, #call, int(s_));     \
+      std::exit(2);                                                                           \
+    }                                                                                         \
+  } while (0)
+
+using tgemm::layout;
+using tgemm::op;
+
+constexpr double peak_tflops = 989.0;  // H200 dense bf16/fp16 tensor-core peak
+constexpr int warmup_launches = 3;
+constexpr int max_sets = 8;
+
+struct shape {
+  int64_t m, n, k;
+  layout order;
+  op op_a, op_b;
+  std::string set;
+};
+
+std::string ops_name(const shape& s) {
+  return std::string(s.order == layout::col_major ? "col " : "row ") + (s.op_a == op::none ? "N" : "T") +
+         (s.op_b == op::none ? "N" : "T");
+}
+
+/// Leading dimension of a rows x cols op(X) stored densely in `order` (no padding: ld is the stored extent).
+int64_t leading(layout order, op x, int64_t rows, int64_t cols) {
+  return (order == layout::col_major) == (x == op::none) ? rows : cols;
+}
+
+template <class T> cudaDataType cuda_type();
+template <> cudaDataType cuda_type<__half>() { return CUDA_R_16F; }
+template <> cudaDataType cuda_type<__nv_bfloat16>() { return CUDA_R_16BF; }
+template <> cudaDataType cuda_type<float>() { return CUDA_R_32F; }
+
+float to_float(__half x) { return __half2float(x); }
+float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
+float to_float(float x) { return x; }
+template <class T> T from_float(float x);
+template <> __half from_float<__half>(float x) { return __float2half_rn(x); }
+template <> __nv_bfloat16 from_float<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
+
+/// At least `count` normal random numbers (fixed seed) in type T, made once and grown on demand; the operand sets
+/// are rotations of this pool, so each set differs while the host generates only one set's worth.
+template <class T>
+const std::vector<T>& normal_pool(size_t count) {
+  static std::vector<T> pool;
+  if (pool.size() < count) {
+    std::mt19937_64 engine(20240611);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    pool.resize(count);
+    for (T& x : pool) x = from_float<T>(normal(engine));
+  }
+  return pool;
+}
+
+/// Copies `count` elements of `pool`, starting at `offset` and wrapping around, to device memory `dst`.
+template <class T>
+void upload_rotated(T* dst, size_t count, const std::vector<T>& pool, size_t offset) {
+  for (size_t done = 0; done < count;) {
+    const size_t at = (offset + done) % pool.size(), chunk = std::min(count - done, pool.size() - at);
+    TGEMM_CHECK_CUDA(cudaMemcpy(dst + done, pool.data() + at, chunk * sizeof(T), cudaMemcpyHostToDevice));
+    done += chunk;
+  }
+}
+
+/// The operand sets of one shape, plus a C for cuBLAS's result in the correctness check.
+template <class T, class TC>
+struct operands {
+  struct set { T *a = nullptr, *b = nullptr; TC* c = nullptr; };
+  std::vector<set> sets;
+  TC* reference_c = nullptr;
+  int64_t lda = 0, ldb = 0, ldc = 0;
+  size_t a_count = 0, b_count = 0, c_count = 0;
+  operands() = default;
+  operands(const operands&) = delete;
+  operands& operator=(const operands&) = delete;
+  ~operands() {
+    for (set& s : sets) cudaFree(s.a), cudaFree(s.b), cudaFree(s.c);
+    cudaFree(reference_c);
+  }
+};
+
+/// Allocates and fills enough operand sets for `s` that their bytes exceed twice the L2 (1 to max_sets sets).
+template <class T, class TC>
+void make_operands(const shape& s, size_t l2_bytes, operands<T, TC>& w) {
+  w.lda = leading(s.order, s.op_a, s.m, s.k);
+  w.ldb = leading(s.order, s.op_b, s.k, s.n);
+  w.ldc = leading(s.order, op::none, s.m, s.n);
+  w.a_count = size_t(s.m * s.k), w.b_count = size_t(s.k * s.n), w.c_count = size_t(s.m * s.n);  // ld == extent
+  const size_t bytes = (w.a_count + w.b_count) * sizeof(T) + w.c_count * sizeof(TC);
+  const int sets = int(std::min<size_t>(max_sets, 2 * l2_bytes / bytes + 1));
+  const std::vector<T>& pool = normal_pool<T>(w.a_count + w.b_count);
+  for (int i = 0; i < sets; ++i) {
+    typename operands<T, TC>::set o;
+    TGEMM_CHECK_CUDA(cudaMalloc(&o.a, w.a_count * sizeof(T)));
+    TGEMM_CHECK_CUDA(cudaMalloc(&o.b, w.b_count * sizeof(T)));
+    TGEMM_CHECK_CUDA(cudaMalloc(&o.c, w.c_count * sizeof(TC)));
+    const size_t offset = size_t(i) * 7919 * 131;  // a different rotation of the pool per set
+    upload_rotated(o.a, w.a_count, pool, offset);
+    upload_rotated(o.b, w.b_count, pool, offset + w.a_count);
+    TGEMM_CHECK_CUDA(cudaMemset(o.c, 0x3c, w.c_count * sizeof(TC)));  // finite, non-zero; not read (beta = 0)
+    w.sets.push_back(o);
+  }
+  TGEMM_CHECK_CUDA(cudaMalloc(&w.reference_c, w.c_count * sizeof(TC)));
+}
+
+cublasHandle_t cublas() {
+  static cublasHandle_t handle = [] {
+    cublasHandle_t h;
+    BENCH_CUBLAS(cublasCreate(&h));
+    return h;
+  }();
+  return handle;
+}
+
+template <class T, class TC>
+void launch_tgemm(const shape& s, const operands<T, TC>& w, const T* a, const T* b, TC* c) {
+  const tgemm::status st =
+      tgemm::gemm(s.order, s.op_a, s.op_b, s.m, s.n, s.k, 1.0f, a, w.lda, b, w.ldb, 0.0f, c, w.ldc);
+  if (st != tgemm::status::success) {
+    std::fprintf(stderr, "tgemm::gemm failed on %lldx%lldx%lld %s: %s\n", (long long)s.m, (long long)s.n,
+                 (long long)s.k, ops_name(s).c_str(), tgemm::last_error().message.c_str());
+    std::exit(2);
+  }
+}
+
+template <class T, class TC>
+void launch_cublas(const shape& s, const operands<T, TC>& w, const T* a, const T* b, TC* c) {
+  const float alpha = 1.0f, beta = 0.0f;
+  auto t = [](op x) { return x == op::none ? CUBLAS_OP_N : CUBLAS_OP_T; };
+  const bool col = s.order == layout::col_major;  // row-major: C^T = op(B)^T op(A)^T, column-major
+  BENCH_CUBLAS(cublasGemmEx(cublas(), t(col ? s.op_a : s.op_b), t(col ? s.op_b : s.op_a), int(col ? s.m : s.n),
+                            int(col ? s.n : s.m), int(s.k), &alpha, col ? a : b, cuda_type<T>(),
+                            int(col ? w.lda : w.ldb), col ? b : a, cuda_type<T>(), int(col ? w.ldb : w.lda), &beta, c,
+                            cuda_type<TC>(), int(w.ldc), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}
+
+template <class TC>
+std::vector<double> download(const TC* c, size_t count) {
+  std::vector<TC> host(count);
+  TGEMM_CHECK_CUDA(cudaMemcpy(host.data(), c, count * sizeof(TC), cudaMemcpyDeviceToHost));
+  std::vector<double> out(count);
+  for (size_t i = 0; i < count; ++i) out[i] = to_float(host[i]);
+  return out;
+}
+
+/// Runs both on set 0 and prints a WARNING when ||C_tgemm - C_cublas||_F / ||C_cublas||_F is not small.
+template <class T, class TC>
+void check_against_cublas(const shape& s, const operands<T, TC>& w, const char* type) {
+  launch_tgemm(s, w, w.sets[0].a, w.sets[0].b, w.sets[0].c);
+  launch_cublas(s, w, w.sets[0].a, w.sets[0].b, w.reference_c);
+  TGEMM_CHECK_CUDA(cudaDeviceSynchronize());
+  const std::vector<double> got = download(w.sets[0].c, w.c_count), want = download(w.reference_c, w.c_count);
+  double diff = 0, norm = 0;
+  for (size_t i = 0; i < got.size(); ++i) diff += (got[i] - want[i]) * (got[i] - want[i]), norm += want[i] * want[i];
+  const double relative = std::sqrt(diff) / std::sqrt(norm), tolerance = sizeof(TC) == 2 ? 1e-2 : 1e-3;
+  if (!(relative < tolerance)) {
+    std::printf("WARNING: %s %lldx%lldx%lld %s: tgemm differs from cuBLAS, relative Frobenius error %.3g "
+                "(tolerance %.0e)\n", type, (long long)s.m, (long long)s.n, (long long)s.k, ops_name(s).c_str(),
+                relative, tolerance);
+  }
+}
+
+double median(std::vector<float> v) {
+  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+  return v[v.size() / 2];
+}
+
+struct medians { double tgemm_ms, cublas_ms; };
+
+/// Warm-up, then `reps` repetitions of one tgemm and one cuBLAS launch (alternating which goes first), each between
+/// its own pair of events, the operand sets rotating launch by launch; returns each implementation's median.
+template <class T, class TC>
+medians time_interleaved(const shape& s, const operands<T, TC>& w, int reps) {
+  size_t rotation = 0;
+  auto launch = [&](bool tgemm_impl) {
+    const auto& o = w.sets[rotation++ % w.sets.size()];
+    if (tgemm_impl) launch_tgemm(s, w, o.a, o.b, o.c);
+    else launch_cublas(s, w, o.a, o.b, o.c);
+  };
+  for (int i = 0; i < warmup_launches; ++i) launch(true), launch(false);
+  TGEMM_CHECK_CUDA(cudaDeviceSynchronize());
+  std::vector<cudaEvent_t> events(4 * size_t(reps));  // per rep: tgemm start/stop, cuBLAS start/stop
+  for (cudaEvent_t& e : events) TGEMM_CHECK_CUDA(cudaEventCreate(&e));
+  for (int r = 0; r < reps; ++r) {
+    for (int j = 0; j < 2; ++j) {
+      const bool tgemm_impl = (r + j) % 2 == 0;
+      cudaEvent_t* pair = &events[4 * size_t(r) + (tgemm_impl ? 0 : 2)];
+      TGEMM_CHECK_CUDA(cudaEventRecord(pair[0]));
+      launch(tgemm_impl);
+      TGEMM_CHECK_CUDA(cudaEventRecord(pair[1]));
+    }
+  }
+  TGEMM_CHECK_CUDA(cudaDeviceSynchronize());
+  TGEMM_CHECK_CUDA(cudaGetLastError());
+  std::vector<float> tgemm_ms(reps), cublas_ms(reps);
+  for (int r = 0; r < reps; ++r) {
+    TGEMM_CHECK_CUDA(cudaEventElapsedTime(&tgemm_ms[r], events[4 * size_t(r)], events[4 * size_t(r) + 1]));
+    TGEMM_CHECK_CUDA(cudaEventElapsedTime(&cublas_ms[r], events[4 * size_t(r) + 2], events[4 * size_t(r) + 3]));
+  }
+  for (cudaEvent_t e : events) TGEMM_CHECK_CUDA(cudaEventDestroy(e));
+  return {median(tgemm_ms), median(cublas_ms)};
+}
+
+/// Prints one table row and writes the same values as a CSV row.
+void report(std::ofstream& csv, const char* type, const shape& s, const char* impl, double ms, double ratio) {
+  const double tflops = 2.0 * double(s.m) * double(s.n) * double(s.k) / (ms * 1e-3) / 1e12;
+  const double percent = 100.0 * tflops / peak_tflops;
+  char dims[64];
+  std::snprintf(dims, sizeof dims, "%lldx%lldx%lld", (long long)s.m, (long long)s.n, (long long)s.k);
+  std::printf("%-8s %-8s %-18s %-7s %-7s %10.4f %9.1f %9.3fx %6.1f%%\n", type, s.set.c_str(), dims,
+              ops_name(s).c_str(), impl, ms, tflops, ratio, percent);
+  csv << type << ',' << s.set << ',' << dims << ',' << ops_name(s) << ',' << impl << ',' << ms << ',' << tflops << ','
+      << ratio << ',' << percent << '\n';
+  csv.flush();
+  std::fflush(stdout);
+}
+
+/// Checks, times and reports every shape for one element combination T x T -> TC.
+template <class T, class TC>
+void run_type(const char* type, const std::vector<shape>& shapes, size_t l2_bytes, int reps, std::ofstream& csv) {
+  for (const shape& s : shapes) {
+    operands<T, TC> w;
+    make_operands(s, l2_bytes, w);
+    check_against_cublas(s, w, type);
+    const medians t = time_interleaved(s, w, reps);
+    report(csv, type, s, "tgemm", t.tgemm_ms, t.cublas_ms / t.tgemm_ms);
+    report(csv, type, s, "cublas", t.cublas_ms, 1.0);
+  }
+}
+
+std::vector<shape> make_shapes(const std::string& set, bool quick) {
+  std::vector<shape> shapes;
+  auto add = [&](int64_t m, int64_t n, int64_t k, const char* name, layout o = layout::col_major, op a = op::none,
+                 op b = op::none) { shapes.push_back({m, n, k, o, a, b, name}); };
+  const bool all = set == "all";
+  if (quick) {
+    for (int64_t s : {4096, 8192}) add(s, s, s, "square");
+    return shapes;
+  }
+  if (all || set == "square") {
+    for (int64_t s : {2048, 4096, 8192}) add(s, s, s, "square");
+  }
+  if (all || set == "odd") {
+    for (int64_t s : {4095, 4097}) add(s, s, s, "odd");
+  }
+  if (all || set == "layouts") {
+    for (op a : {op::none, op::transpose}) {
+      for (op b : {op::none, op::transpose}) {
+        if (!(all && a == op::none && b == op::none)) add(4096, 4096, 4096, "layouts", layout::col_major, a, b);
+      }
+    }
+    add(4096, 4096, 4096, "layouts", layout::row_major);
+  }
+  if (all || set == "skinny") {
+    add(4096, 4096, 128, "skinny");
+    add(128, 4096, 4096, "skinny");
+    add(16, 8192, 8192, "skinny");
+  }
+  return shapes;
+}
+
+[[noreturn]] void usage(const char* program) {
+  std::fprintf(stderr, "usage: %s [--set square|odd|layouts|skinny|all] [--types bf16,fp16,bf16f32,fp16f32] "
+               "[--reps N] [--out DIR] [--quick]\n", program);
+  std::exit(2);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string set = "all", types = "bf16,fp16", out_dir = ".";
+  int reps = 20;
+  bool quick = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--set" && i + 1 < argc) set = argv[++i];
+    else if (arg == "--types" && i + 1 < argc) types = argv[++i];
+    else if (arg == "--reps" && i + 1 < argc) reps = std::atoi(argv[++i]);
+    else if (arg == "--out" && i + 1 < argc) out_dir = argv[++i];
+    else if (arg == "--quick") quick = true;
+    else usage(argv[0]);
+  }
+  if (reps < 1 || (set != "all" && set != "square" && set != "odd" && set != "layouts" && set != "skinny")) {
+    usage(argv[0]);
+  }
+  if (quick) types = "bf16";
+  std::vector<std::string> type_list;
+  std::stringstream list(types);
+  for (std::string type; std::getline(list, type, ',');) {
+    if (type != "bf16" && type != "fp16" && type != "bf16f32" && type != "fp16f32") usage(argv[0]);
+    type_list.push_back(type);
+  }
+
+  int device = 0, l2_bytes = 0;
+  TGEMM_CHECK_CUDA(cudaGetDevice(&device));
+  TGEMM_CHECK_CUDA(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
+  cudaDeviceProp prop{};
+  TGEMM_CHECK_CUDA(cudaGetDeviceProperties(&prop, device));
+  std::printf("device: %s, sm_%d%d, %d SMs, L2 %d MiB; peak %.0f TFLOP/s; %d reps\n\n", prop.name, prop.major,
+              prop.minor, prop.multiProcessorCount, l2_bytes >> 20, peak_tflops, reps);
+
+  const std::vector<shape> shapes = make_shapes(set, quick);
+  const std::string csv_path = out_dir + "/tensorop_results.csv";
+  std::ofstream csv(csv_path);
+  if (!csv) {
+    std::fprintf(stderr, "cannot write %s\n", csv_path.c_str());
+    return 2;
+  }
+  csv << "type,set,mxnxk,order_ops,implementation,median_ms,tflops,speed_vs_cublas,percent_of_peak\n";
+  std::printf("%-8s %-8s %-18s %-7s %-7s %10s %9s %10s %7s\n", "type", "set", "m x n x k", "order", "impl",
+              "median ms", "TFLOP/s", "vs cuBLAS", "% peak");
+
+  for (const std::string& type : type_list) {
+    if (type == "bf16") run_type<__nv_bfloat16, __nv_bfloat16>("bf16", shapes, size_t(l2_bytes), reps, csv);
+    if (type == "fp16") run_type<__half, __half>("fp16", shapes, size_t(l2_bytes), reps, csv);
+    if (type == "bf16f32") run_type<__nv_bfloat16, float>("bf16f32", shapes, size_t(l2_bytes), reps, csv);
+    if (type == "fp16f32") run_type<__half, float>("fp16f32", shapes, size_t(l2_bytes), reps, csv);
+  }
+  std::printf("\nwrote %s\n", csv_path.c_str());
+  return 0;
+}
