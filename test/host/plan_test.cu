@@ -414,6 +414,16 @@ TEST_CASE("16-bit plans on an H200: tiles, repacking instead of scalar loads, sp
   CHECK(p.repacked_a);
   CHECK_FALSE(p.unaligned);
   CHECK(p.a.ld % 8 == 0);  // the copy's leading dimension is whole 16-byte vectors
+  CHECK(p.steps[0].keep_layout);  // realigned, not transposed: A keeps its layout and its op
+  CHECK(p.op_a == op::none);
+  CHECK(p.a.ld == 64);  // m = 64 rows, already whole 16-byte vectors (lda was 67)
+  odd.op_a = op::transpose, odd.lda = 41;  // A^T stored k x m: lines of k = 40 contiguous elements
+  p = plan_16bit<__nv_bfloat16, float>(odd, f);
+  CHECK(p.repacked_a);
+  CHECK(p.op_a == op::transpose);
+  CHECK(p.a.ld == 40);
+  CHECK(p.steps[0].extent_mn == 40);  // the contiguous extent
+  CHECK(p.steps[0].extent_k == 64);   // lines: m of them
   // A skinny product splits k with a float C, never with a 16-bit C (its partials would be rounded twice).
   call_spec skinny;
   skinny.m = 64, skinny.n = 64, skinny.k = 16384;
@@ -425,7 +435,8 @@ TEST_CASE("16-bit plans on an H200: tiles, repacking instead of scalar loads, sp
   odd_big.m = odd_big.n = odd_big.k = 4097;
   p = plan_16bit<__nv_bfloat16, __nv_bfloat16>(odd_big, f);
   CHECK(kinds_of(p) == "pack_a pack_b gemm");
-  CHECK(slots_of(p) == "general (padded)");  // served by the plain kernel (no padded twins in this table)
+  CHECK(slots_of(p) == "general");  // the realigned copies are not padded along m or n: no padded reads
+  CHECK(p.a.ld == 4104);           // 4097 rounded up to whole 16-byte vectors
   CHECK_FALSE(p.peeled);
 }
 

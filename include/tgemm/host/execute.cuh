@@ -43,6 +43,8 @@ struct helper_kernels {
   static constexpr auto pack_a_along_mn = &kernel::pack_operand<A, false>;
   static constexpr auto pack_b_along_k = &kernel::pack_operand<B, true>;
   static constexpr auto pack_b_along_mn = &kernel::pack_operand<B, false>;
+  static constexpr auto realign_a = &kernel::realign_operand<A, 16 / int(sizeof(A))>;
+  static constexpr auto realign_b = &kernel::realign_operand<B, 16 / int(sizeof(B))>;
   static constexpr auto reduce = &kernel::reduce_split_k<C, S>;
   static constexpr auto scale = &kernel::scale_c<C, S>;
 
@@ -50,9 +52,11 @@ struct helper_kernels {
   static status prepare(const plan_step& s, int device) {
     switch (s.kind) {
       case step_kind::pack_a:
+        if (s.keep_layout) return prepare_kernel_once<realign_a>(device, 0, "the operand-realigning kernel");
         return s.contiguous_k ? prepare_kernel_once<pack_a_along_k>(device, 0, "the operand-packing kernel")
                               : prepare_kernel_once<pack_a_along_mn>(device, 0, "the operand-packing kernel");
       case step_kind::pack_b:
+        if (s.keep_layout) return prepare_kernel_once<realign_b>(device, 0, "the operand-realigning kernel");
         return s.contiguous_k ? prepare_kernel_once<pack_b_along_k>(device, 0, "the operand-packing kernel")
                               : prepare_kernel_once<pack_b_along_mn>(device, 0, "the operand-packing kernel");
       case step_kind::reduce: return prepare_kernel_once<reduce>(device, 0, "the split-K reduction kernel");
@@ -89,7 +93,17 @@ status execute(const plan& p, const canonical_call<Types>& call, std::byte* work
       case step_kind::pack_b: {
         const bool is_a = s.kind == step_kind::pack_a;
         const dim3 grid(unsigned(s.grid_x), unsigned(s.grid_y)), block(kernel::pack_tile, kernel::pack_rows);
-        if (is_a) {
+        if (s.keep_layout) {
+          const dim3 threads(kernel::realign_threads);
+          launched = is_a ? launch_kernel(helpers::realign_a, grid, threads, 0, stream, device,
+                                          "launching the operand-realigning kernel", call.problem.a, call.problem.lda,
+                                          s.extent_mn, s.extent_k, reinterpret_cast<A*>(workspace + s.offset),
+                                          s.ld_packed)
+                          : launch_kernel(helpers::realign_b, grid, threads, 0, stream, device,
+                                          "launching the operand-realigning kernel", call.problem.b, call.problem.ldb,
+                                          s.extent_mn, s.extent_k, reinterpret_cast<B*>(workspace + s.offset),
+                                          s.ld_packed);
+        } else if (is_a) {
           launched = launch_kernel(s.contiguous_k ? helpers::pack_a_along_k : helpers::pack_a_along_mn, grid, block, 0,
                                    stream, device, "launching the operand-packing kernel", call.problem.a,
                                    call.problem.lda, s.extent_mn, s.extent_k, reinterpret_cast<A*>(workspace + s.offset),

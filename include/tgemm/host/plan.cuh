@@ -69,6 +69,8 @@ struct plan_step {
   int64_t extent_k = 0;     ///< k to copy.
   int64_t ld_packed = 0;    ///< Leading dimension of the copy (its padded extent along mn).
   bool contiguous_k = false;  ///< The source is contiguous along k (it is transposed on the way).
+  bool keep_layout = false;   ///< Realign only (kernel::realign_operand): extent_mn elements of each of extent_k
+                              ///< lines, in the source's layout (extent_mn is then the contiguous extent).
   // launch geometry of the pack, reduce and scale kernels
   int64_t grid_x = 0;  ///< Blocks along x.
   int64_t grid_y = 1;  ///< Blocks along y.
@@ -217,8 +219,10 @@ class planner {
           return s;
         }
       }
-      out.a.operation = out.op_a = pack_a ? op::none : call_.op_a;
-      out.b.operation = out.op_b = pack_b ? op::transpose : call_.op_b;
+      if (!t_.pack_keeps_layout) {
+        out.a.operation = out.op_a = pack_a ? op::none : call_.op_a;
+        out.b.operation = out.op_b = pack_b ? op::transpose : call_.op_b;
+      }
     }
     scratch_offset_ = packed_bytes_;
     status s = plan_aligned(out, region{0, 0, m, n, out.a.readable, out.b.readable});
@@ -401,29 +405,45 @@ class planner {
     s.grid_x = blocks < resident ? blocks : resident;
   }
 
-  /// The copy of one operand: extent_mn x k, contiguous along mn, padded (see simt_f32_thresholds::pack_padding).
+  /// The copy of one operand: extent_mn x k, contiguous along mn, padded (see simt_f32_thresholds::pack_padding);
+  /// or, for tables that keep the layout, the operand as stored, realigned to whole 16-byte vectors.
   status add_pack(plan& out, step_kind kind, int64_t extent_mn, bool contiguous_k, int element_bytes,
                   operand_source& source) {
     const int64_t k = call_.problem.k;
-    // Short copies are padded to whole vectors of the kernels' loads (at least 4 elements).
-    const int64_t vector = std::max<int64_t>(4, t_[tuning::slot::general].vector_width);
-    const int64_t ld = round_up(extent_mn, extent_mn >= 8 * t_.pack_padding ? t_.pack_padding : vector);
     plan_step& s = out.steps[out.step_count++];
     s.kind = kind;
+    s.offset = packed_bytes_;
+    source.packed = true;
+    source.offset = packed_bytes_;
+    (kind == step_kind::pack_a ? out.repacked_a : out.repacked_b) = true;
+    if (t_.pack_keeps_layout) {
+      const int64_t vector = 16 / element_bytes;
+      const int64_t contiguous = contiguous_k ? k : extent_mn, lines = contiguous_k ? extent_mn : k;
+      const int64_t ld = round_up(contiguous, vector);
+      s.keep_layout = true;
+      s.extent_mn = contiguous;
+      s.extent_k = lines;
+      s.ld_packed = ld;
+      s.contiguous_k = contiguous_k;
+      s.threads = kernel::realign_threads;
+      s.grid_x = kernel::tiles_for(ld / vector, kernel::realign_threads);
+      s.grid_y = std::min<int64_t>(lines, kernel::max_grid_y);
+      source.ld = ld;
+      source.readable = 0;  // no padded reads: the padding runs along the contiguous extent only
+      packed_bytes_ += round_up_bytes(size_t(ld) * size_t(lines) * size_t(element_bytes));
+      return s.grid_x <= kernel::max_grid_x ? status::success : fail_too_many_tiles(s.grid_x, 1);
+    }
+    const int64_t ld = round_up(extent_mn, extent_mn >= 8 * t_.pack_padding ? t_.pack_padding : 4);
     s.extent_mn = extent_mn;
     s.extent_k = k;
     s.ld_packed = ld;
     s.contiguous_k = contiguous_k;
-    s.offset = packed_bytes_;
     s.threads = kernel::pack_tile * kernel::pack_rows;
     s.grid_x = kernel::tiles_for(ld, kernel::pack_tile);  // the zeroed padding too
     s.grid_y = std::min<int64_t>(kernel::tiles_for(k, kernel::pack_tile), kernel::max_grid_y);
-    source.packed = true;
-    source.offset = packed_bytes_;
     source.ld = ld;
     source.readable = ld;
     packed_bytes_ += round_up_bytes(size_t(ld) * size_t(k) * size_t(element_bytes));
-    (kind == step_kind::pack_a ? out.repacked_a : out.repacked_b) = true;
     return s.grid_x <= kernel::max_grid_x ? status::success : fail_too_many_tiles(s.grid_x, 1);
   }
 

@@ -2,6 +2,8 @@
 /// \brief Repacking an operand into an aligned, zero-padded copy that the vector loads can read.
 #pragma once
 
+#include <cuda_runtime.h>
+
 #include <cstdint>
 
 namespace tgemm::kernel {
@@ -46,6 +48,30 @@ __global__ void __launch_bounds__(pack_tile * pack_rows)
         if (mn < ld_dst && k < extent_k) dst[mn + k * ld_dst] = mn < extent_mn ? src[mn + k * ld] : Element(0);
       }
     }
+  }
+}
+
+/// Threads per block of realign_operand.
+inline constexpr int realign_threads = 256;
+
+/// Copies `lines` lines of `extent` contiguous elements (leading dimension ld) into dst with leading dimension
+/// ld_dst (a multiple of Vector), zero-filling [extent, ld_dst) of each line: the operand's layout is kept and only
+/// its alignment changes, so no transposition is needed and each thread writes one 16-byte vector (Vector
+/// elements). The tensor-core kernels read any layout, so this is their repack. blockIdx.x * blockDim.x + threadIdx.x
+/// counts vectors of a line; lines are walked grid-stride over y.
+template <class Element, int Vector>
+__global__ void __launch_bounds__(realign_threads)
+    realign_operand(const Element* __restrict__ src, int64_t ld, int64_t extent, int64_t lines,
+                    Element* __restrict__ dst, int64_t ld_dst) {
+  static_assert(Vector * sizeof(Element) == 16, "a vector is 16 bytes");
+  const int64_t first = (int64_t(blockIdx.x) * blockDim.x + threadIdx.x) * Vector;
+  if (first >= ld_dst) return;
+  for (int64_t line = blockIdx.y; line < lines; line += gridDim.y) {
+    const Element* from = src + line * ld + first;
+    alignas(16) Element values[Vector];
+#pragma unroll
+    for (int e = 0; e < Vector; ++e) values[e] = first + e < extent ? from[e] : Element(0);
+    *reinterpret_cast<uint4*>(dst + line * ld_dst + first) = *reinterpret_cast<const uint4*>(values);
   }
 }
 

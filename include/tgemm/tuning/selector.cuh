@@ -215,6 +215,7 @@ struct tuning_values {
   double layout_pack_flops = 0;              ///< See simt_f32_thresholds::layout_pack_flops.
   int64_t layout_pack_min_extent = 0;        ///< See simt_f32_thresholds::layout_pack_min_extent.
   int64_t pack_padding = 0;                  ///< See simt_f32_thresholds::pack_padding.
+  bool pack_keeps_layout = false;            ///< See simt_f32_thresholds::pack_keeps_layout.
   int64_t max_partials_bytes = 0;            ///< See simt_f32_thresholds::max_partials_bytes.
   int64_t split_min_steps = 0;               ///< See simt_f32_thresholds::split_min_steps.
   int64_t staged_c_min_elements = 0;         ///< See simt_f32_thresholds::staged_c_min_elements.
@@ -238,6 +239,7 @@ tuning_values values_of() {
   v.layout_pack_flops = Entry::layout_pack_flops;
   v.layout_pack_min_extent = Entry::layout_pack_min_extent;
   v.pack_padding = Entry::pack_padding;
+  v.pack_keeps_layout = Entry::pack_keeps_layout;
   v.max_partials_bytes = Entry::max_partials_bytes;
   v.split_min_steps = Entry::split_min_steps;
   v.staged_c_min_elements = Entry::staged_c_min_elements;

@@ -56,6 +56,10 @@ struct simt_f32_thresholds {
   /// Repacked operands are padded along m (n) to a multiple of this, the largest block tile extent, when that
   /// adds at most an eighth to the copy (extents of at least 8 x pack_padding); shorter ones to a multiple of 4.
   static constexpr int64_t pack_padding = 256;
+  /// Repacking rewrites an operand in the layout the SIMT loads want (op(A) along m, op(B) along n), transposing
+  /// through shared memory where needed; tables whose kernels read any layout set this to keep the operand's
+  /// layout and only realign it (kernel::realign_operand: a straight copy with 16-byte stores).
+  static constexpr bool pack_keeps_layout = false;
   /// Split-K partial products are bounded by this many bytes; beyond it the split shrinks.
   static constexpr int64_t max_partials_bytes = int64_t(512) << 20;
   /// A split-K slice is at least this many block_k steps deep.
