@@ -1,0 +1,58 @@
+// Compile-fail cases for the tensor-core types: tgemm::tensorop_policy's static_asserts, and tgemm::gemm() called
+// with an element combination it does not multiply (test/host/CMakeLists.txt compiles this file once per case, in
+// compiled mode so that no kernel is built, and expects each case but 0 to fail with its own message).
+#include <tgemm/gemm.cuh>
+
+#ifndef TGEMM_BAD_TENSOROP_CASE
+#error "define TGEMM_BAD_TENSOROP_CASE (0 compiles; 1 and up must each fail with their own static_assert)"
+#endif
+
+using tgemm::block_shape;
+using tgemm::mma_shape;
+using tgemm::tensorop_policy;
+using tgemm::warp_shape;
+
+#if TGEMM_BAD_TENSOROP_CASE == 0
+// Consistent: a bf16 policy, and supported gemm() calls (bf16 -> float, and float with TF32).
+using bad_policy = tensorop_policy<block_shape<128, 128, 32>, warp_shape<64, 32>, mma_shape<16, 8, 16>, 3, __nv_bfloat16>;
+tgemm::status call(const __nv_bfloat16* a, const __nv_bfloat16* b, float* c, const float* x, float* y) {
+  const tgemm::status s = tgemm::gemm(tgemm::layout::col_major, tgemm::op::none, tgemm::op::none, 8, 8, 8, 1.0f, a, 8,
+                                      b, 8, 0.0f, c, 8);
+  tgemm::options tf32;
+  tf32.math = tgemm::math_mode::tf32;
+  return s != tgemm::status::success ? s
+                                     : tgemm::gemm(tgemm::layout::col_major, tgemm::op::none, tgemm::op::none, 8, 8, 8,
+                                                   1.0f, x, 8, x, 8, 0.0f, y, 8, nullptr, tf32);
+}
+#elif TGEMM_BAD_TENSOROP_CASE == 1
+// int matrices.
+using bad_policy = tensorop_policy<block_shape<128, 128, 32>, warp_shape<64, 32>, mma_shape<16, 8, 16>, 3, __half>;
+tgemm::status call(const int* a, int* c) {
+  return tgemm::gemm(tgemm::layout::col_major, tgemm::op::none, tgemm::op::none, 8, 8, 8, 1.0f, a, 8, a, 8, 0.0f, c, 8);
+}
+#elif TGEMM_BAD_TENSOROP_CASE == 2
+// A and B of different types.
+using bad_policy = tensorop_policy<block_shape<128, 128, 32>, warp_shape<64, 32>, mma_shape<16, 8, 16>, 3, __half>;
+tgemm::status call(const __half* a, const __nv_bfloat16* b, float* c) {
+  return tgemm::gemm(tgemm::layout::col_major, tgemm::op::none, tgemm::op::none, 8, 8, 8, 1.0f, a, 8, b, 8, 0.0f, c, 8);
+}
+#elif TGEMM_BAD_TENSOROP_CASE == 3
+// Float elements on the tensor cores without a TF32 math mode.
+using bad_policy = tensorop_policy<block_shape<128, 128, 32>, warp_shape<64, 32>, mma_shape<16, 8, 8>, 3, float>;
+#elif TGEMM_BAD_TENSOROP_CASE == 4
+// A 16-bit policy with the TF32 instruction shape.
+using bad_policy = tensorop_policy<block_shape<128, 128, 32>, warp_shape<64, 32>, mma_shape<16, 8, 8>, 3, __half>;
+#elif TGEMM_BAD_TENSOROP_CASE == 5
+// block_shape::k of 24: not a multiple of the instruction's 16.
+using bad_policy = tensorop_policy<block_shape<128, 128, 24>, warp_shape<64, 32>, mma_shape<16, 8, 16>, 3, __half>;
+#elif TGEMM_BAD_TENSOROP_CASE == 6
+// A double C.
+using bad_policy =
+    tensorop_policy<block_shape<128, 128, 32>, warp_shape<64, 32>, mma_shape<16, 8, 16>, 3, __half, double>;
+#else
+#error "unknown TGEMM_BAD_TENSOROP_CASE"
+#endif
+
+// Instantiates the class, and with it every static_assert of its body.
+constexpr int bad_policy_size = int(sizeof(bad_policy));
+int bad_policy_threads() { return bad_policy::threads + bad_policy::shared_bytes + bad_policy_size; }
