@@ -1,22 +1,39 @@
-# tgemm's compiled mode: tgemm_add_compiled_library(<name> [ARCHITECTURES <arch>...]) builds the kernels of
-# tgemm::gemm() once, into a static library, for the given architectures (default: the caller's
-# CMAKE_CUDA_ARCHITECTURES). Whatever links <name> gets TGEMM_COMPILED defined, so its translation units include
+# tgemm's compiled mode: tgemm_add_compiled_library(<name> [ARCHITECTURES <arch>...] [TYPES <family>...]) builds
+# the kernels of tgemm::gemm() once, into a static library, for the given architectures (default: the caller's
+# CMAKE_CUDA_ARCHITECTURES) and element families: float (strict FP32, always built) plus any of half, bfloat16 and
+# tf32 (TF32 and 3xTF32); all of them by default. A gemm() call of a family left out fails to link (an undefined
+# tgemm::detail::...::gemm_typed), so leave one out only when nothing calls it: it saves its compile time. Whatever links <name> gets TGEMM_COMPILED defined, so its translation units include
 # only declarations of tgemm::gemm() and compile none of its kernels. See docs/build_modes.md.
 #
 #   find_package(tgemm REQUIRED)              # or add_subdirectory(tgemm)
 #   tgemm_add_compiled_library(my_tgemm)
 #   target_link_libraries(my_app PRIVATE my_tgemm)
 # One source per element family, so that a parallel build compiles them side by side.
-set(TGEMM_COMPILED_SOURCES "${CMAKE_CURRENT_LIST_DIR}/tgemm_compiled.cu" "${CMAKE_CURRENT_LIST_DIR}/tgemm_compiled_f16.cu"
-    "${CMAKE_CURRENT_LIST_DIR}/tgemm_compiled_bf16.cu" "${CMAKE_CURRENT_LIST_DIR}/tgemm_compiled_tf32.cu" CACHE INTERNAL "tgemm's compiled-mode sources")
+set(TGEMM_COMPILED_DIR "${CMAKE_CURRENT_LIST_DIR}" CACHE INTERNAL "where tgemm's compiled-mode sources are")
 
 function(tgemm_add_compiled_library name)
-  cmake_parse_arguments(arg "" "" "ARCHITECTURES" ${ARGN})
+  cmake_parse_arguments(arg "" "" "ARCHITECTURES;TYPES" ${ARGN})
+  if(NOT arg_TYPES)
+    set(arg_TYPES float half bfloat16 tf32)
+  endif()
+  set(sources "${TGEMM_COMPILED_DIR}/tgemm_compiled.cu")  # float, and the functions every family shares
+  foreach(family IN LISTS arg_TYPES)
+    if(family STREQUAL "half")
+      list(APPEND sources "${TGEMM_COMPILED_DIR}/tgemm_compiled_f16.cu")
+    elseif(family STREQUAL "bfloat16")
+      list(APPEND sources "${TGEMM_COMPILED_DIR}/tgemm_compiled_bf16.cu")
+    elseif(family STREQUAL "tf32")
+      list(APPEND sources "${TGEMM_COMPILED_DIR}/tgemm_compiled_tf32.cu")
+    elseif(NOT family STREQUAL "float")
+      message(FATAL_ERROR "tgemm_add_compiled_library(${name}): TYPES takes float, half, bfloat16 and tf32, not "
+                          "'${family}'")
+    endif()
+  endforeach()
   if(NOT CMAKE_CUDA_COMPILER)
     message(FATAL_ERROR "tgemm_add_compiled_library(${name}) compiles CUDA: enable the language first "
                         "(project(... LANGUAGES CXX CUDA) or enable_language(CUDA))")
   endif()
-  add_library(${name} STATIC ${TGEMM_COMPILED_SOURCES})
+  add_library(${name} STATIC ${sources})
   target_link_libraries(${name} PUBLIC tgemm::tgemm)
   target_compile_definitions(${name} PUBLIC TGEMM_COMPILED)
   target_compile_features(${name} PUBLIC cxx_std_17 cuda_std_17)
