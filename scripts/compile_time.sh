@@ -40,6 +40,9 @@ PY
 echo "nvcc: $(nvcc --version | tail -2 | head -1); $(nproc) cores; include: ${1:-working tree}"
 measure "header-only, sm_90a" "$work/caller.cu" "${arch90[@]}"
 measure "header-only, 80;90a" "$work/caller.cu" "${arch8090[@]}"
+# What the CMake target tgemm::tgemm adds (nvcc 11.8 and newer): the same kernels, compiled on every core.
+measure "header-only, sm_90a, split-compile" "$work/caller.cu" --split-compile=0 "${arch90[@]}"
+measure "header-only, 80;90a, split-compile" "$work/caller.cu" --split-compile=0 "${arch8090[@]}"
 if [[ -f $include/tgemm/config.cuh ]]; then
   measure "compiled mode caller, sm_90a" "$work/caller.cu" -DTGEMM_COMPILED "${arch90[@]}"
   measure "compiled mode caller, 80;90a" "$work/caller.cu" -DTGEMM_COMPILED "${arch8090[@]}"
