@@ -23,15 +23,24 @@ inline bool means_no_image(cudaError_t error) {
          error == cudaErrorUnsupportedPtxVersion;
 }
 
+/// Reads the compute capability of `device` as `__CUDA_ARCH__` writes it (e.g. 890 for sm_89): the one place tgemm
+/// asks for it.
+inline cudaError_t read_compute_capability(int device, int& arch) {
+  int major = 0, minor = 0;
+  cudaError_t error = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+  if (error == cudaSuccess) error = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
+  arch = error == cudaSuccess ? major * 100 + minor * 10 : 0;
+  return error;
+}
+
 /// "sm_89" for the given device, or "sm_?" when it cannot be read.
 inline std::string device_sm_name(int device) {
-  int major = 0, minor = 0;
-  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess) {
+  int arch = 0;
+  if (read_compute_capability(device, arch) != cudaSuccess) {
     (void)cudaGetLastError();
     return "sm_?";
   }
-  return "sm_" + std::to_string(major * 10 + minor);
+  return "sm_" + std::to_string(arch / 10);
 }
 
 /// Builds the arch_not_compiled failure, naming the device and what was compiled.

@@ -16,6 +16,7 @@
 #include "../kernel/gemm_kernel.cuh"
 #include "../tuning/selector.cuh"
 #include "arguments.cuh"
+#include "cuda_status.cuh"
 #include "device_facts.cuh"
 #include "device_scope.cuh"
 #include "execute.cuh"
@@ -142,14 +143,11 @@ struct tuned_kernels {
     if (error != cudaSuccess) return fail_cuda(error, device, "reading the arch probe's attributes");
     facts.arch = attributes.ptxVersion * 10;
     if (facts.arch < tuning::oldest_arch<Table>()) {
-      int major = 0, minor = 0;
-      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
-      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
       return fail(status::unsupported_device, cudaSuccess,
                   "tgemm::gemm() for A and B of type %s needs tensor-core instructions of sm_%d or newer; device %d is "
-                  "sm_%d%d",
-                  element_traits<typename types::element_a>::name, tuning::oldest_arch<Table>() / 10, device, major,
-                  minor);
+                  "%s",
+                  element_traits<typename types::element_a>::name, tuning::oldest_arch<Table>() / 10, device,
+                  device_sm_name(device).c_str());
     }
     error = cudaDeviceGetAttribute(&facts.multiprocessors, cudaDevAttrMultiProcessorCount, device);
     if (error != cudaSuccess) return fail_cuda(error, device, "reading the multiprocessor count");

@@ -14,6 +14,7 @@
 #include "../tuning/selector.cuh"
 #include "../types.cuh"
 #include "arguments.cuh"
+#include "cuda_status.cuh"
 #include "device_scope.cuh"
 #include "execute.cuh"
 #include "launcher.cuh"
@@ -35,13 +36,13 @@ struct minimum_arch_of<Policy, std::void_t<decltype(Policy::minimum_arch)>>
 template <class Policy>
 status check_device_for_policy(int device) {
   if constexpr (minimum_arch_of<Policy>::value > 0) {
-    int major = 0, minor = 0;
-    cudaError_t error = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
-    if (error == cudaSuccess) error = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
-    if (error != cudaSuccess) return fail_cuda(error, device, "reading the compute capability");
-    if (major * 100 + minor * 10 < minimum_arch_of<Policy>::value) {
-      return fail(status::unsupported_device, cudaSuccess, "policy %s needs sm_%d or newer; device %d is sm_%d%d",
-                  Policy::name().c_str(), minimum_arch_of<Policy>::value / 10, device, major, minor);
+    int arch = 0;
+    if (const cudaError_t error = read_compute_capability(device, arch); error != cudaSuccess) {
+      return fail_cuda(error, device, "reading the compute capability");
+    }
+    if (arch < minimum_arch_of<Policy>::value) {
+      return fail(status::unsupported_device, cudaSuccess, "policy %s needs sm_%d or newer; device %d is sm_%d",
+                  Policy::name().c_str(), minimum_arch_of<Policy>::value / 10, device, arch / 10);
     }
   }
   return status::success;
