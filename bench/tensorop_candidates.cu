@@ -1,8 +1,9 @@
 // Tuning candidates for the tensor-core tiles: each policy launched through tgemm::launch<Policy> on col-major
 // products, beside cublasGemmEx, interleaved, median of --reps (the winners go to tuning/tensorop_f16.cuh and
-// tuning/tensorop_tf32.cuh). bf16 (--type bf16, the default) or float with TF32 and 3xTF32 (--type tf32, beside
-// cuBLAS's TF32 and tgemm's strict FP32). Operands are random normal; each is larger than L2 at the sizes timed.
-// Usage: tgemm_tensorop_candidates [--type bf16|tf32] [--reps N] [--sizes 4096,8192]
+// tuning/tensorop_tf32.cuh and tuning/tensorop_f64.cuh). bf16 (--type bf16, the default), float with TF32 and
+// 3xTF32 (--type tf32, beside cuBLAS's TF32 and tgemm's strict FP32) or double (--type f64, beside cublasDgemm).
+// Operands are random normal; each is larger than L2 at the sizes timed.
+// Usage: tgemm_tensorop_candidates [--type bf16|tf32|f64] [--reps N] [--sizes 4096,8192]
 #include <tgemm/gemm.cuh>
 
 #include <cublas_v2.h>
@@ -32,6 +33,10 @@ template <int M, int N, int K, int WM, int WN, int S, math_mode Math>
 using tf32_candidate =
     tgemm::tensorop_policy<block_shape<M, N, K>, warp_shape<WM, WN>, mma_shape<16, 8, 8>, S, float, float, Math>;
 
+template <int M, int N, int WM, int WN, int K, int S, int BK = 16, int RasterGroup = 8>
+using f64_candidate = tgemm::tensorop_policy<block_shape<M, N, BK>, warp_shape<WM, WN>, mma_shape<16, 8, K>, S, double,
+                                             double, math_mode::strict, RasterGroup>;
+
 template <class Element>
 struct contender {
   std::string name;
@@ -57,6 +62,13 @@ tgemm::status run_cublas(int64_t n, const Element* a, const Element* b, Element*
   const cudaDataType_t type = std::is_same<Element, float>::value ? CUDA_R_32F : CUDA_R_16BF;
   const cublasStatus_t s = cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, int(n), int(n), int(n), &alpha, a, type,
                                         int(n), b, type, int(n), &beta, c, type, int(n), Compute, CUBLAS_GEMM_DEFAULT);
+  return s == CUBLAS_STATUS_SUCCESS ? tgemm::status::success : tgemm::status::cuda_error;
+}
+
+tgemm::status run_dgemm(int64_t n, const double* a, const double* b, double* c) {
+  const double alpha = 1, beta = 0;
+  const cublasStatus_t s = cublasDgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, int(n), int(n), int(n), &alpha, a, int(n), b,
+                                       int(n), &beta, c, int(n));
   return s == CUBLAS_STATUS_SUCCESS ? tgemm::status::success : tgemm::status::cuda_error;
 }
 
@@ -140,6 +152,22 @@ int main(int argc, char** argv) {
             make<tf32_candidate<128, 128, 16, 64, 32, 4, math_mode::tf32x3>>(),
             make<tf32_candidate<128, 128, 32, 64, 32, 3, math_mode::tf32x3>>(),
             make<tf32_candidate<128, 64, 16, 32, 32, 4, math_mode::tf32x3>>(),
+        },
+        sizes, reps);
+  }
+  if (type == "f64") {
+    return time_all<double>(
+        {
+            {"cublasDgemm", &run_dgemm},
+            make<f64_candidate<128, 128, 32, 64, 4, 3>>(),
+            make<f64_candidate<128, 128, 32, 64, 4, 4>>(),
+            make<f64_candidate<128, 128, 32, 64, 4, 2, 32>>(),
+            make<f64_candidate<128, 128, 32, 64, 8, 3>>(),
+            make<f64_candidate<128, 128, 64, 32, 4, 4>>(),
+            make<f64_candidate<256, 64, 64, 32, 4, 3>>(),
+            make<f64_candidate<128, 128, 32, 64, 4, 3, 16, 4>>(),
+            make<f64_candidate<128, 128, 32, 64, 4, 3, 16, 16>>(),
+            make<f64_candidate<128, 64, 32, 32, 8, 4>>(),
         },
         sizes, reps);
   }

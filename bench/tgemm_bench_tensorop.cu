@@ -1,12 +1,13 @@
 // tgemm's 16-bit tensor-core GEMM against cuBLAS (cublasGemmEx), timed side by side in one process.
 //
-// Usage: tgemm_bench_tensorop [--set square|odd|layouts|skinny|all] [--types bf16,fp16,bf16f32,fp16f32]
+// Usage: tgemm_bench_tensorop [--set square|odd|layouts|skinny|all] [--types bf16,fp16,bf16f32,fp16f32,f64]
 //                             [--reps N] [--out DIR] [--quick]
 //   --set    shapes (default all): square 2048^3, 4096^3, 8192^3; odd 4095^3, 4097^3 (leading dimensions odd,
 //            so operands are not 16-byte aligned); layouts 4096^3 in every col-major op pair and row-major NN;
 //            skinny 4096x4096x128, 128x4096x4096, 16x8192x8192.
 //   --types  element types A,B -> C (default bf16,fp16): bf16 = bf16->bf16, fp16 = fp16->fp16, bf16f32 =
-//            bf16->float, fp16f32 = fp16->float. Products are summed in float in both implementations.
+//            bf16->float, fp16f32 = fp16->float, f64 = double->double (against cublasDgemm). Products are summed in
+//            float in both implementations (double for f64).
 //   --reps   timed launches per implementation and shape (default 20).
 //   --quick  only 4096^3 and 8192^3, bf16.
 //   --out    directory of tensorop_results.csv (default ".").
@@ -20,7 +21,7 @@
 // and their C are compared (a WARNING is printed when they differ). Then 3 warm-up launches of each; then --reps
 // repetitions, each timing one tgemm and one cuBLAS launch (which goes first alternates) with its own pair of CUDA
 // events; the median of each implementation's times is reported. TFLOP/s = 2mnk / time; % peak is of the dense
-// 16-bit tensor-core peak of an H200, 989 TFLOP/s.
+// 16-bit tensor-core peak of an H200, 989 TFLOP/s (for f64, of its FP64 tensor-core peak, 66.9).
 #include <tgemm/gemm.cuh>
 
 #include "check_cuda.hpp"
@@ -54,7 +55,8 @@ namespace {
 using tgemm::layout;
 using tgemm::op;
 
-constexpr double peak_tflops = 989.0;  // H200 dense bf16/fp16 tensor-core peak
+constexpr double peak_tflops = 989.0;      // H200 dense bf16/fp16 tensor-core peak
+constexpr double peak_f64_tflops = 66.9;   // H200 FP64 tensor-core (DMMA) peak
 constexpr int warmup_launches = 3;
 constexpr int max_sets = 8;
 
@@ -79,13 +81,16 @@ template <class T> cudaDataType cuda_type();
 template <> cudaDataType cuda_type<__half>() { return CUDA_R_16F; }
 template <> cudaDataType cuda_type<__nv_bfloat16>() { return CUDA_R_16BF; }
 template <> cudaDataType cuda_type<float>() { return CUDA_R_32F; }
+template <> cudaDataType cuda_type<double>() { return CUDA_R_64F; }
 
 float to_float(__half x) { return __half2float(x); }
 float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
 float to_float(float x) { return x; }
+double to_float(double x) { return x; }
 template <class T> T from_float(float x);
 template <> __half from_float<__half>(float x) { return __float2half_rn(x); }
 template <> __nv_bfloat16 from_float<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
+template <> double from_float<double>(float x) { return x; }
 
 /// At least `count` normal random numbers (fixed seed) in type T, made once and grown on demand; the operand sets
 /// are rotations of this pool, so each set differs while the host generates only one set's worth.
@@ -174,9 +179,16 @@ void launch_tgemm(const shape& s, const operands<T, TC>& w, const T* a, const T*
 
 template <class T, class TC>
 void launch_cublas(const shape& s, const operands<T, TC>& w, const T* a, const T* b, TC* c) {
-  const float alpha = 1.0f, beta = 0.0f;
   auto t = [](op x) { return x == op::none ? CUBLAS_OP_N : CUBLAS_OP_T; };
   const bool col = s.order == layout::col_major;  // row-major: C^T = op(B)^T op(A)^T, column-major
+  if constexpr (std::is_same<T, double>::value) {
+    const double alpha = 1.0, beta = 0.0;
+    BENCH_CUBLAS(cublasDgemm(cublas(), t(col ? s.op_a : s.op_b), t(col ? s.op_b : s.op_a), int(col ? s.m : s.n),
+                             int(col ? s.n : s.m), int(s.k), &alpha, col ? a : b, int(col ? w.lda : w.ldb),
+                             col ? b : a, int(col ? w.ldb : w.lda), &beta, c, int(w.ldc)));
+    return;
+  }
+  const float alpha = 1.0f, beta = 0.0f;
   BENCH_CUBLAS(cublasGemmEx(cublas(), t(col ? s.op_a : s.op_b), t(col ? s.op_b : s.op_a), int(col ? s.m : s.n),
                             int(col ? s.n : s.m), int(s.k), &alpha, col ? a : b, cuda_type<T>(),
                             int(col ? w.lda : w.ldb), col ? b : a, cuda_type<T>(), int(col ? w.ldb : w.lda), &beta, c,
@@ -253,7 +265,7 @@ medians time_interleaved(const shape& s, const operands<T, TC>& w, int reps) {
 /// Prints one table row and writes the same values as a CSV row.
 void report(std::ofstream& csv, const char* type, const shape& s, const char* impl, double ms, double ratio) {
   const double tflops = 2.0 * double(s.m) * double(s.n) * double(s.k) / (ms * 1e-3) / 1e12;
-  const double percent = 100.0 * tflops / peak_tflops;
+  const double percent = 100.0 * tflops / (std::string(type) == "f64" ? peak_f64_tflops : peak_tflops);
   char dims[64];
   std::snprintf(dims, sizeof dims, "%lldx%lldx%lld", (long long)s.m, (long long)s.n, (long long)s.k);
   std::printf("%-8s %-8s %-18s %-7s %-7s %10.4f %9.1f %9.3fx %6.1f%%\n", type, s.set.c_str(), dims,
@@ -309,7 +321,7 @@ std::vector<shape> make_shapes(const std::string& set, bool quick) {
 }
 
 [[noreturn]] void usage(const char* program) {
-  std::fprintf(stderr, "usage: %s [--set square|odd|layouts|skinny|all] [--types bf16,fp16,bf16f32,fp16f32] "
+  std::fprintf(stderr, "usage: %s [--set square|odd|layouts|skinny|all] [--types bf16,fp16,bf16f32,fp16f32,f64] "
                "[--reps N] [--out DIR] [--quick]\n", program);
   std::exit(2);
 }
@@ -336,7 +348,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> type_list;
   std::stringstream list(types);
   for (std::string type; std::getline(list, type, ',');) {
-    if (type != "bf16" && type != "fp16" && type != "bf16f32" && type != "fp16f32") usage(argv[0]);
+    if (type != "bf16" && type != "fp16" && type != "bf16f32" && type != "fp16f32" && type != "f64") usage(argv[0]);
     type_list.push_back(type);
   }
 
@@ -364,6 +376,7 @@ int main(int argc, char** argv) {
     if (type == "fp16") run_type<__half, __half>("fp16", shapes, size_t(l2_bytes), reps, csv);
     if (type == "bf16f32") run_type<__nv_bfloat16, float>("bf16f32", shapes, size_t(l2_bytes), reps, csv);
     if (type == "fp16f32") run_type<__half, float>("fp16f32", shapes, size_t(l2_bytes), reps, csv);
+    if (type == "f64") run_type<double, double>("f64", shapes, size_t(l2_bytes), reps, csv);
   }
   std::printf("\nwrote %s\n", csv_path.c_str());
   return 0;

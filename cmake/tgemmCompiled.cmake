@@ -1,7 +1,7 @@
 # tgemm's compiled mode: tgemm_add_compiled_library(<name> [ARCHITECTURES <arch>...] [TYPES <family>...]) builds
 # the kernels of tgemm::gemm() once, into a static library, for the given architectures (default: the caller's
-# CMAKE_CUDA_ARCHITECTURES) and element families: float (strict FP32, always built) plus any of half, bfloat16 and
-# tf32 (TF32 and 3xTF32); all of them by default. A gemm() call of a family left out fails to link (an undefined
+# CMAKE_CUDA_ARCHITECTURES) and element families: float (strict FP32, always built) plus any of half, bfloat16,
+# tf32 (TF32 and 3xTF32) and double; all of them by default. A gemm() call of a family left out fails to link (an undefined
 # tgemm::detail::...::gemm_typed), so leave one out only when nothing calls it: it saves its compile time. Whatever links <name> gets TGEMM_COMPILED defined, so its translation units include
 # only declarations of tgemm::gemm() and compile none of its kernels. See docs/build_modes.md.
 #
@@ -14,7 +14,7 @@ set(TGEMM_COMPILED_DIR "${CMAKE_CURRENT_LIST_DIR}" CACHE INTERNAL "where tgemm's
 function(tgemm_add_compiled_library name)
   cmake_parse_arguments(arg "" "" "ARCHITECTURES;TYPES" ${ARGN})
   if(NOT arg_TYPES)
-    set(arg_TYPES float half bfloat16 tf32)
+    set(arg_TYPES float half bfloat16 tf32 double)
   endif()
   set(sources "${TGEMM_COMPILED_DIR}/tgemm_compiled.cu")  # float, and the functions every family shares
   foreach(family IN LISTS arg_TYPES)
@@ -24,8 +24,10 @@ function(tgemm_add_compiled_library name)
       list(APPEND sources "${TGEMM_COMPILED_DIR}/tgemm_compiled_bf16.cu")
     elseif(family STREQUAL "tf32")
       list(APPEND sources "${TGEMM_COMPILED_DIR}/tgemm_compiled_tf32.cu")
+    elseif(family STREQUAL "double")
+      list(APPEND sources "${TGEMM_COMPILED_DIR}/tgemm_compiled_f64.cu")
     elseif(NOT family STREQUAL "float")
-      message(FATAL_ERROR "tgemm_add_compiled_library(${name}): TYPES takes float, half, bfloat16 and tf32, not "
+      message(FATAL_ERROR "tgemm_add_compiled_library(${name}): TYPES takes float, half, bfloat16, tf32 and double, not "
                           "'${family}'")
     endif()
   endforeach()

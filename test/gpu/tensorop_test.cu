@@ -1,12 +1,14 @@
-// tgemm::gemm() on the tensor cores: 16-bit inputs (A, B in __half or __nv_bfloat16; C in the same type or float)
-// and float inputs with math_mode::tf32 and tf32x3; both storage orders, all four op pairs, sizes around the tile
+// tgemm::gemm() on the tensor cores: 16-bit inputs (A, B in __half or __nv_bfloat16; C in the same type or float),
+// float inputs with math_mode::tf32 and tf32x3, and double (DMMA); both storage orders, all four op pairs, sizes around the tile
 // edges, k = 0 and 1, alpha and beta edge values, misaligned operands (repacked), each checked against the float64
 // host loop on the same (rounded) inputs.
 //
 // Error bound per element, with magnitude = sum |alpha a b| + |beta c|: (k + 4) 2^-23 magnitude (float
 // accumulation, as for FP32); plus, for a 16-bit C, its unit roundoff (2^-11 for __half, 2^-8 for bfloat16) times
 // |reference|; plus, for TF32, 2 u + u^2 with u = 2^-11 (both inputs rounded) times magnitude; for 3xTF32,
-// 4 2^-22 times magnitude (the small parts' rounding and the dropped small x small product).
+// 4 2^-22 times magnitude (the small parts' rounding and the dropped small x small product). For double the
+// accumulation bound is (k + 4) 2^-52 magnitude (twice double's unit roundoff per term), against a long double
+// reference (64-bit significand), and the inputs use all 53 bits of their significands.
 #include <tgemm/gemm.cuh>
 
 #include <cuda/std/mdspan>
@@ -41,10 +43,30 @@ template <>
 double to_double<float>(float x) {
   return double(x);
 }
+template <>
+double to_double<double>(double x) {
+  return x;
+}
 
 template <class T>
 T from_float(float x) {
   return tgemm::convert<T>(x);
+}
+
+/// An input element from two random floats: the first rounded to T, or for double the first plus a scaled second,
+/// so that all 53 bits of the significand vary (float-valued doubles would make every product exact).
+template <class T>
+T input_value(float x, float low) {
+  if constexpr (std::is_same<T, double>::value) return double(x) + std::ldexp(double(low), -26);
+  (void)low;
+  return from_float<T>(x);
+}
+
+/// The accumulation's error per unit of magnitude (see the file comment).
+template <class T>
+double accumulation_factor(int64_t k) {
+  if constexpr (std::is_same<T, double>::value) return double(k + 4) * std::ldexp(1.0, -52);
+  return error_factor(k);
 }
 
 /// Half the smallest subnormal of C's type: an absolute floor for results that underflow (k = 0 with beta = 0.5
@@ -53,6 +75,7 @@ template <class T>
 double underflow_floor() {
   if constexpr (std::is_same<T, __half>::value) return std::ldexp(1.0, -25);
   if constexpr (std::is_same<T, __nv_bfloat16>::value) return std::ldexp(1.0, -134);
+  if constexpr (std::is_same<T, double>::value) return std::ldexp(1.0, -1074);
   return std::ldexp(1.0, -150);
 }
 
@@ -65,8 +88,9 @@ double output_roundoff() {
 }
 
 template <class T>
-uint32_t bits_of(T x) {
-  uint32_t b = 0;
+uint64_t bits_of(T x) {
+  static_assert(sizeof(T) <= sizeof(uint64_t), "bits_of reads at most 64 bits");
+  uint64_t b = 0;
   std::memcpy(&b, &x, sizeof x);
   return b;
 }
@@ -82,6 +106,11 @@ T sentinel() {
     __nv_bfloat16_raw raw;
     raw.x = 0x7fa5;
     return __nv_bfloat16(raw);
+  } else if constexpr (std::is_same<T, double>::value) {
+    const uint64_t b = 0x7ff5a5a5a5a5a5a5ull;
+    double x;
+    std::memcpy(&x, &b, 8);
+    return x;
   } else {
     const uint32_t b = 0x7fa5a5a5u;
     float x;
@@ -121,8 +150,9 @@ void run_case(const tc_case& c) {
   // Inputs rounded to their types first; the reference multiplies the rounded values.
   std::vector<AB> a(size_t(a_count + c.offset_a)), b(size_t(b_count + c.offset_b));
   const std::vector<float> ra = random_values(int64_t(a.size())), rb = random_values(int64_t(b.size()));
-  for (size_t i = 0; i < a.size(); ++i) a[i] = from_float<AB>(ra[i]);
-  for (size_t i = 0; i < b.size(); ++i) b[i] = from_float<AB>(rb[i]);
+  const std::vector<float> la = random_values(int64_t(a.size())), lb = random_values(int64_t(b.size()));
+  for (size_t i = 0; i < a.size(); ++i) a[i] = input_value<AB>(ra[i], la[i]);
+  for (size_t i = 0; i < b.size(); ++i) b[i] = input_value<AB>(rb[i], lb[i]);
   std::vector<C> c0(size_t(c_count + guard));
   const std::vector<float> rc = random_values(int64_t(c0.size()));
   const int64_t inner = c.order == layout::col_major ? c.m : c.n, lines = c.order == layout::col_major ? c.n : c.m;
@@ -135,26 +165,29 @@ void run_case(const tc_case& c) {
   }
   for (int64_t i = c_count; i < c_count + guard; ++i) c0[size_t(i)] = sentinel<C>();
 
-  // float64 reference on the rounded values.
+  // Reference on the rounded values, in long double (for double inputs the float64 loop would carry an error as
+  // large as the one under test).
   std::vector<double> expected(size_t(c.m * c.n)), magnitude(size_t(c.m * c.n));
   for (int64_t i = 0; i < c.m; ++i) {
     for (int64_t j = 0; j < c.n; ++j) {
-      double sum = 0, abs_sum = 0;
+      long double sum = 0;
+      double abs_sum = 0;
       if (c.alpha != 0) {
         for (int64_t l = 0; l < c.k; ++l) {
           const double x = to_double(a[size_t(c.offset_a + op_index_of(c.order, c.op_a, i, l, c.lda()))]);
           const double y = to_double(b[size_t(c.offset_b + op_index_of(c.order, c.op_b, l, j, c.ldb()))]);
-          sum += x * y;
+          sum += (long double)x * y;
           abs_sum += std::fabs(x * y);
         }
       }
-      double value = double(c.alpha) * sum, mag = std::fabs(double(c.alpha)) * abs_sum;
+      long double value = (long double)c.alpha * sum;
+      double mag = std::fabs(double(c.alpha)) * abs_sum;
       if (c.beta != 0) {
         const double old = to_double(c0[size_t(index_of(c.order, i, j, c.ldc()))]);
-        value += double(c.beta) * old;
+        value += (long double)c.beta * old;
         mag += std::fabs(double(c.beta)) * std::fabs(old);
       }
-      expected[size_t(i + j * c.m)] = value;
+      expected[size_t(i + j * c.m)] = double(value);
       magnitude[size_t(i + j * c.m)] = mag;
     }
   }
@@ -184,7 +217,7 @@ void run_case(const tc_case& c) {
   const double input_factor = c.math == tgemm::math_mode::tf32     ? 2 * tf32_u + tf32_u * tf32_u
                               : c.math == tgemm::math_mode::tf32x3 ? 4 * std::ldexp(1.0, -22)
                                                                    : 0.0;
-  const double factor = error_factor(c.k) + input_factor, roundoff = output_roundoff<C>();
+  const double factor = accumulation_factor<AB>(c.k) + input_factor, roundoff = output_roundoff<C>();
   int64_t bad = 0, padding_changed = 0;
   double worst = 0;
   for (int64_t i = 0; i < c.m; ++i) {
@@ -216,6 +249,7 @@ using half_half = std::pair<__half, __half>;
 using half_float = std::pair<__half, float>;
 using bf16_bf16 = std::pair<__nv_bfloat16, __nv_bfloat16>;
 using bf16_float = std::pair<__nv_bfloat16, float>;
+using f64_f64 = std::pair<double, double>;
 
 /// A type list entry for float inputs on the tensor cores with one math mode.
 template <tgemm::math_mode Math>
@@ -239,7 +273,7 @@ struct math_of<T, std::void_t<decltype(T::math)>> {
 }  // namespace
 
 TEMPLATE_TEST_CASE("tensor-core gemm(): layouts, ops and tile edges", "[tensorop]", half_half, half_float,
-                   bf16_bf16, bf16_float, tf32_float, tf32x3_float) {
+                   bf16_bf16, bf16_float, tf32_float, tf32x3_float, f64_f64) {
   using AB = typename TestType::first_type;
   using C = typename TestType::second_type;
   // Sizes around the 64, 128 and 256 tiles and the 32-deep k slices; the thin ones take the small tile.
@@ -266,7 +300,7 @@ TEMPLATE_TEST_CASE("tensor-core gemm(): layouts, ops and tile edges", "[tensorop
 }
 
 TEMPLATE_TEST_CASE("tensor-core gemm(): k = 0, alpha = 0, beta = 1 and misaligned pointers", "[tensorop]",
-                   half_half, half_float, bf16_bf16, bf16_float, tf32_float, tf32x3_float) {
+                   half_half, half_float, bf16_bf16, bf16_float, tf32_float, tf32x3_float, f64_f64) {
   using AB = typename TestType::first_type;
   using C = typename TestType::second_type;
   tc_case c;
@@ -350,7 +384,7 @@ TEST_CASE("NVIDIA_TF32_OVERRIDE=0 makes TF32 and 3xTF32 calls strict FP32", "[tf
 }
 
 TEMPLATE_TEST_CASE("tensor-core gemm(): the sanitizer's subset", "[sanitize]", half_half, half_float, bf16_bf16,
-                   bf16_float, tf32_float, tf32x3_float) {
+                   bf16_float, tf32_float, tf32x3_float, f64_f64) {
   // Small enough to run under every compute-sanitizer tool (scripts/sanitize.sh): ragged tiles of each slot, every
   // op pair, beta = 0 on a C full of NaN (initcheck: C is never read), and misaligned operands (the repack path).
   using AB = typename TestType::first_type;
@@ -432,4 +466,51 @@ TEST_CASE("tensor-core policies through launch<P>, can_implement<P> and mdspan v
                       m, nullptr, opts) == status::success);
   TGEMM_CUDA_REQUIRE(cudaDeviceSynchronize());
   CHECK(dfc.download() == dfd.download());
+}
+
+TEST_CASE("double through launch<P>, can_implement<P> and mdspan views", "[tensorop]") {
+  using policy = tgemm::tensorop_policy<tgemm::block_shape<64, 32, 16>, tgemm::warp_shape<32, 16>,
+                                        tgemm::mma_shape<16, 8, 8>, 3, double, double>;
+  const int64_t m = 100, n = 72, k = 50;
+  const std::vector<float> ra = random_values(m * k), rb = random_values(k * n), la = random_values(m * k),
+                           lb = random_values(k * n);
+  std::vector<double> a(size_t(m * k)), b(size_t(k * n));
+  for (size_t i = 0; i < a.size(); ++i) a[i] = input_value<double>(ra[i], la[i]);
+  for (size_t i = 0; i < b.size(); ++i) b[i] = input_value<double>(rb[i], lb[i]);
+  device_buffer<double> da(a.size() + 2), db(b.size()), launched(size_t(m * n)), dispatched(size_t(m * n)),
+      viewed(size_t(m * n));
+  da.upload(a);
+  db.upload(b);
+  REQUIRE(tgemm::can_implement<policy>(layout::col_major, op::none, op::none, m, n, k, 1.0, da.get(), m, db.get(), k,
+                                       0.0, launched.get(), m) == status::success);
+  REQUIRE(tgemm::launch<policy>(layout::col_major, op::none, op::none, m, n, k, 1.0, da.get(), m, db.get(), k, 0.0,
+                                launched.get(), m) == status::success);
+  REQUIRE(tgemm::gemm(layout::col_major, op::none, op::none, m, n, k, 1.0, da.get(), m, db.get(), k, 0.0,
+                      dispatched.get(), m) == status::success);
+  namespace cs = cuda::std;
+  using extents = cs::dextents<int64_t, 2>;
+  cs::mdspan<const double, extents, cs::layout_left> va(da.get(), m, k), vb(db.get(), k, n);
+  cs::mdspan<double, extents, cs::layout_left> vc(viewed.get(), m, n);
+  REQUIRE(tgemm::gemm(1.0, va, vb, 0.0, vc) == status::success);
+  TGEMM_CUDA_REQUIRE(cudaDeviceSynchronize());
+  const std::vector<double> x = launched.download(), y = dispatched.download(), z = viewed.download();
+  CHECK(y == z);
+  int64_t bad = 0;
+  for (int64_t j = 0; j < n; ++j) {
+    for (int64_t i = 0; i < m; ++i) {
+      long double want = 0;
+      double magnitude = 0;
+      for (int64_t l = 0; l < k; ++l) {
+        const double p = a[size_t(i + l * m)] * b[size_t(l + j * k)];
+        want += (long double)a[size_t(i + l * m)] * b[size_t(l + j * k)], magnitude += std::fabs(p);
+      }
+      const double allowed = accumulation_factor<double>(k) * magnitude + 1e-300;
+      bad += !(std::fabs(x[size_t(i + j * m)] - double(want)) <= allowed);
+      bad += !(std::fabs(y[size_t(i + j * m)] - double(want)) <= allowed);
+    }
+  }
+  CHECK(bad == 0);
+  // A pointer that is not 16-byte aligned (one double off): can_implement and launch refuse it.
+  CHECK(tgemm::can_implement<policy>(layout::col_major, op::none, op::none, m, n, k, 1.0, da.get() + 1, m, db.get(), k,
+                                     0.0, launched.get(), m) == status::misaligned_operand);
 }

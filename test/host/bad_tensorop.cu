@@ -13,7 +13,13 @@ using tgemm::tensorop_policy;
 using tgemm::warp_shape;
 
 #if TGEMM_BAD_TENSOROP_CASE == 0
-// Consistent: a bf16 policy, and supported gemm() calls (bf16 -> float, and float with TF32).
+// Consistent: a bf16 and a double policy, and supported gemm() calls (bf16 -> float, float with TF32, double).
+using double_policy =
+    tensorop_policy<block_shape<64, 64, 16>, warp_shape<32, 32>, mma_shape<16, 8, 4>, 4, double, double>;
+static_assert(double_policy::threads == 128, "four warps");
+tgemm::status call_double(const double* a, double* c) {
+  return tgemm::gemm(tgemm::layout::col_major, tgemm::op::none, tgemm::op::none, 8, 8, 8, 1.0, a, 8, a, 8, 0.0, c, 8);
+}
 using bad_policy = tensorop_policy<block_shape<128, 128, 32>, warp_shape<64, 32>, mma_shape<16, 8, 16>, 3, __nv_bfloat16>;
 tgemm::status call(const __nv_bfloat16* a, const __nv_bfloat16* b, float* c, const float* x, float* y) {
   const tgemm::status s = tgemm::gemm(tgemm::layout::col_major, tgemm::op::none, tgemm::op::none, 8, 8, 8, 1.0f, a, 8,
@@ -49,6 +55,16 @@ using bad_policy = tensorop_policy<block_shape<128, 128, 24>, warp_shape<64, 32>
 // A double C.
 using bad_policy =
     tensorop_policy<block_shape<128, 128, 32>, warp_shape<64, 32>, mma_shape<16, 8, 16>, 3, __half, double>;
+#elif TGEMM_BAD_TENSOROP_CASE == 7
+// double with an 8 x 8 x 4 instruction (sm_80's own DMMA shape; double policies name 16 x 8 steps).
+using bad_policy = tensorop_policy<block_shape<64, 64, 16>, warp_shape<32, 32>, mma_shape<8, 8, 4>, 4, double>;
+#elif TGEMM_BAD_TENSOROP_CASE == 8
+// A double tile 8 deep (64-byte rows along k).
+using bad_policy = tensorop_policy<block_shape<64, 64, 8>, warp_shape<32, 32>, mma_shape<16, 8, 4>, 4, double>;
+#elif TGEMM_BAD_TENSOROP_CASE == 9
+// double A and B with a float C.
+using bad_policy =
+    tensorop_policy<block_shape<64, 64, 16>, warp_shape<32, 32>, mma_shape<16, 8, 4>, 4, double, float>;
 #else
 #error "unknown TGEMM_BAD_TENSOROP_CASE"
 #endif

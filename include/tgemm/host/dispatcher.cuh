@@ -269,10 +269,10 @@ status gemm_typed(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t 
 /// The explicit instantiation of gemm_typed for A and B of type AB, C of type C and a math mode: the compiled
 /// library instantiates tgemm::gemm() for every supported element combination and math mode, one family per
 /// source (TGEMM_COMPILED_PART); the other sources only declare them (`extern`).
-#define TGEMM_GEMM_TYPED(AB, C, MATH)                                                                            \
-  template status gemm_typed<gemm_types<AB, AB, C, float>, MATH>(                                                \
-      layout, op, op, int64_t, int64_t, int64_t, float, const AB*, int64_t, const AB*, int64_t, float, C*, int64_t, \
-      cudaStream_t, const workspace*, size_t*);
+#define TGEMM_GEMM_TYPED(AB, C, MATH)                                                                             \
+  template status gemm_typed<gemm_types<AB, AB, C, scalar_for<AB, C>>, MATH>(                                     \
+      layout, op, op, int64_t, int64_t, int64_t, scalar_for<AB, C>, const AB*, int64_t, const AB*, int64_t,       \
+      scalar_for<AB, C>, C*, int64_t, cudaStream_t, const workspace*, size_t*);
 #if defined(TGEMM_COMPILED_IMPLEMENTATION)
 #if TGEMM_DEFINES_PART(1)
 TGEMM_GEMM_TYPED(float, float, math_mode::strict)
@@ -293,6 +293,9 @@ TGEMM_GEMM_TYPED(float, float, math_mode::tf32x3)
 #else
 extern TGEMM_GEMM_TYPED(float, float, math_mode::tf32)
 extern TGEMM_GEMM_TYPED(float, float, math_mode::tf32x3)
+#endif
+#if TGEMM_DEFINES_PART(5)
+TGEMM_GEMM_TYPED(double, double, math_mode::strict)
 #endif
 #endif
 #undef TGEMM_GEMM_TYPED

@@ -20,21 +20,33 @@
 namespace tgemm {
 
 namespace detail {
-/// The element combinations tgemm::gemm() multiplies (A, B, C): float x float -> float; __half x __half ->
-/// __half or float; __nv_bfloat16 x __nv_bfloat16 -> __nv_bfloat16 or float.
+/// The element types of one GEMM: A, B, C, and alpha and beta.
+template <class A, class B = A, class C = A, class Scalar = C>
+struct gemm_types;
+
+/// The element combinations tgemm::gemm() multiplies (A, B, C): float x float -> float; double x double ->
+/// double; __half x __half -> __half or float; __nv_bfloat16 x __nv_bfloat16 -> __nv_bfloat16 or float.
 template <class A, class B, class C>
 inline constexpr bool is_supported_gemm =
-    (std::is_same<A, float>::value && std::is_same<B, float>::value && std::is_same<C, float>::value) ||
+    ((std::is_same<A, float>::value || std::is_same<A, double>::value) && std::is_same<B, A>::value &&
+     std::is_same<C, A>::value) ||
     ((std::is_same<A, __half>::value || std::is_same<A, __nv_bfloat16>::value) && std::is_same<A, B>::value &&
      (std::is_same<C, A>::value || std::is_same<C, float>::value));
 /// The type of alpha and beta for A's and C's element types: double for double, float otherwise (as in cuBLAS's
 /// cublasGemmEx with CUBLAS_COMPUTE_32F for 16-bit types).
 template <class A, class C>
 using scalar_for = std::conditional_t<std::is_same<A, double>::value, double, float>;
+/// The element types of a typed tgemm::gemm() call, once their combination is checked (the one place that says
+/// which combinations exist).
+template <class A, class B, class C>
+struct checked_gemm_types {
+  static_assert(is_supported_gemm<A, B, C>,
+                "tgemm::gemm() multiplies float x float -> float, double x double -> double, __half x __half -> "
+                "__half or float, and __nv_bfloat16 x __nv_bfloat16 -> __nv_bfloat16 or float (A and B of one type)");
+  /// The call's types.
+  using type = gemm_types<A, B, C, scalar_for<A, C>>;
+};
 
-/// The element types of one GEMM: A, B, C, and alpha and beta.
-template <class A, class B = A, class C = A, class Scalar = C>
-struct gemm_types;
 }  // namespace detail
 
 namespace detail {
@@ -123,9 +135,10 @@ TGEMM_DISPATCH_API status gemm_workspace_size(layout order, op op_a, op op_b, in
                                               float beta, float* C, int64_t ldc, size_t& bytes,
                                               cudaStream_t stream = nullptr);
 
-/// C = alpha op(A) op(B) + beta C for 16-bit inputs on the tensor cores, or for float inputs with per-call options:
-/// A and B of type __half or __nv_bfloat16, C of that type or float, alpha and beta float; the products are summed
-/// in float, and a 16-bit C is rounded once, at the end (cublasGemmEx with CUBLAS_COMPUTE_32F). With float A, B
+/// C = alpha op(A) op(B) + beta C for 16-bit or double inputs on the tensor cores, or for float inputs with per-call
+/// options: A and B of type __half or __nv_bfloat16, C of that type or float, alpha and beta float; the products are
+/// summed in float, and a 16-bit C is rounded once, at the end (cublasGemmEx with CUBLAS_COMPUTE_32F). double A, B
+/// and C with double alpha and beta run on the DMMA tensor cores (cublasDgemm). With float A, B
 /// and C, `opts.math` chooses strict FP32 (the default, as the float overload), math_mode::tf32 or
 /// math_mode::tf32x3 on the tensor cores; NVIDIA_TF32_OVERRIDE=0 in the environment forces strict. Same arguments,
 /// semantics and statuses as the float overload; a GPU without the instructions (older than sm_80) gets
@@ -135,10 +148,7 @@ template <class TA, class TB, class TC>
 status gemm(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, ::tgemm::detail::scalar_for<TA, TC> alpha,
             const TA* A, int64_t lda, const TB* B, int64_t ldb, ::tgemm::detail::scalar_for<TA, TC> beta, TC* C,
             int64_t ldc, cudaStream_t stream = nullptr, const options& opts = options{}) {
-  static_assert(::tgemm::detail::is_supported_gemm<TA, TB, TC>,
-                "tgemm::gemm() multiplies float x float -> float, __half x __half -> __half or float, and "
-                "__nv_bfloat16 x __nv_bfloat16 -> __nv_bfloat16 or float (A and B of one type)");
-  using types = ::tgemm::detail::gemm_types<TA, TB, TC, ::tgemm::detail::scalar_for<TA, TC>>;
+  using types = typename ::tgemm::detail::checked_gemm_types<TA, TB, TC>::type;
   return ::tgemm::detail::gemm_with_options<types>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
                                                    stream, nullptr, nullptr, opts);
 }
@@ -148,10 +158,7 @@ template <class TA, class TB, class TC>
 status gemm(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, ::tgemm::detail::scalar_for<TA, TC> alpha,
             const TA* A, int64_t lda, const TB* B, int64_t ldb, ::tgemm::detail::scalar_for<TA, TC> beta, TC* C,
             int64_t ldc, cudaStream_t stream, workspace ws, const options& opts = options{}) {
-  static_assert(::tgemm::detail::is_supported_gemm<TA, TB, TC>,
-                "tgemm::gemm() multiplies float x float -> float, __half x __half -> __half or float, and "
-                "__nv_bfloat16 x __nv_bfloat16 -> __nv_bfloat16 or float (A and B of one type)");
-  using types = ::tgemm::detail::gemm_types<TA, TB, TC, ::tgemm::detail::scalar_for<TA, TC>>;
+  using types = typename ::tgemm::detail::checked_gemm_types<TA, TB, TC>::type;
   return ::tgemm::detail::gemm_with_options<types>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
                                                    stream, &ws, nullptr, opts);
 }
@@ -162,10 +169,7 @@ status gemm_workspace_size(layout order, op op_a, op op_b, int64_t m, int64_t n,
                            ::tgemm::detail::scalar_for<TA, TC> alpha, const TA* A, int64_t lda, const TB* B,
                            int64_t ldb, ::tgemm::detail::scalar_for<TA, TC> beta, TC* C, int64_t ldc, size_t& bytes,
                            cudaStream_t stream = nullptr, const options& opts = options{}) {
-  static_assert(::tgemm::detail::is_supported_gemm<TA, TB, TC>,
-                "tgemm::gemm() multiplies float x float -> float, __half x __half -> __half or float, and "
-                "__nv_bfloat16 x __nv_bfloat16 -> __nv_bfloat16 or float (A and B of one type)");
-  using types = ::tgemm::detail::gemm_types<TA, TB, TC, ::tgemm::detail::scalar_for<TA, TC>>;
+  using types = typename ::tgemm::detail::checked_gemm_types<TA, TB, TC>::type;
   bytes = 0;
   return ::tgemm::detail::gemm_with_options<types>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
                                                    stream, nullptr, &bytes, opts);

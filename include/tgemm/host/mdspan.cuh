@@ -67,10 +67,11 @@ struct is_matrix_view<View, std::void_t<decltype(std::declval<const View&>().ext
 template <class View>
 status to_blas_view(const View& view, const char* name, blas_view<typename View::element_type>& out) {
   static_assert(View::rank() == 2, "tgemm::gemm takes rank-2 mdspan views (matrices)");
-  static_assert(std::is_same<element_of<View>, float>::value || std::is_same<element_of<View>, __half>::value ||
+  static_assert(std::is_same<element_of<View>, float>::value || std::is_same<element_of<View>, double>::value ||
+                    std::is_same<element_of<View>, __half>::value ||
                     std::is_same<element_of<View>, __nv_bfloat16>::value,
-                "tgemm::gemm multiplies float, __half or __nv_bfloat16 matrices: the views' element type must be one "
-                "of them (const or not)");
+                "tgemm::gemm multiplies float, double, __half or __nv_bfloat16 matrices: the views' element type must "
+                "be one of them (const or not)");
   out.data = view.data_handle();
   out.rows = int64_t(view.extent(0));
   out.cols = int64_t(view.extent(1));
@@ -139,14 +140,16 @@ status to_blas_call(const ViewA& a, const ViewB& b, const ViewC& c,
 /// other layout, e.g. a layout_right view of column-major data. Extents must agree: A is m x k, B is k x n, C is
 /// m x n.
 ///
-/// The element types are those of tgemm::gemm() on pointers: float, or __half / __nv_bfloat16 A and B with C of
-/// the same type or float (alpha and beta are float).
+/// The element types are those of tgemm::gemm() on pointers: float, double, or __half / __nv_bfloat16 A and B with
+/// C of the same type or float (alpha and beta are double for double views, float otherwise).
 ///
 /// \return as tgemm::gemm(); also invalid_extents or unsupported_layout for views that do not fit.
 template <class ViewA, class ViewB, class ViewC,
           class = std::enable_if_t<detail::is_matrix_view<ViewA>::value && detail::is_matrix_view<ViewB>::value &&
                                    detail::is_matrix_view<ViewC>::value>>
-status gemm(float alpha, const ViewA& a, const ViewB& b, float beta, const ViewC& c, cudaStream_t stream = nullptr) {
+status gemm(detail::scalar_for<detail::element_of<ViewA>, detail::element_of<ViewC>> alpha, const ViewA& a,
+            const ViewB& b, detail::scalar_for<detail::element_of<ViewA>, detail::element_of<ViewC>> beta,
+            const ViewC& c, cudaStream_t stream = nullptr) {
   detail::blas_call<detail::element_of<ViewA>, detail::element_of<ViewB>, detail::element_of<ViewC>> call;
   if (status s = detail::to_blas_call(a, b, c, call); s != status::success) return s;
   return gemm(call.order, call.op_a, call.op_b, call.m, call.n, call.k, alpha, call.a, call.lda, call.b, call.ldb,
@@ -157,8 +160,9 @@ status gemm(float alpha, const ViewA& a, const ViewB& b, float beta, const ViewC
 template <class ViewA, class ViewB, class ViewC,
           class = std::enable_if_t<detail::is_matrix_view<ViewA>::value && detail::is_matrix_view<ViewB>::value &&
                                    detail::is_matrix_view<ViewC>::value>>
-status gemm(float alpha, const ViewA& a, const ViewB& b, float beta, const ViewC& c, cudaStream_t stream,
-            const options& opts) {
+status gemm(detail::scalar_for<detail::element_of<ViewA>, detail::element_of<ViewC>> alpha, const ViewA& a,
+            const ViewB& b, detail::scalar_for<detail::element_of<ViewA>, detail::element_of<ViewC>> beta,
+            const ViewC& c, cudaStream_t stream, const options& opts) {
   detail::blas_call<detail::element_of<ViewA>, detail::element_of<ViewB>, detail::element_of<ViewC>> call;
   if (status s = detail::to_blas_call(a, b, c, call); s != status::success) return s;
   return gemm(call.order, call.op_a, call.op_b, call.m, call.n, call.k, alpha, call.a, call.lda, call.b, call.ldb,

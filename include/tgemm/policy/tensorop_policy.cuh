@@ -23,11 +23,13 @@ constexpr bool is_swizzle_row(int chunks) { return chunks == 2 || chunks == 4 ||
 /// \tparam Block        block_shape<m, n, k>: the C tile of a thread block and the k depth of one stage.
 /// \tparam Warp         warp_shape<m, n>: the C tile of one warp, a grid of Instruction tiles.
 /// \tparam Instruction  mma_shape<m, n, k> of the instruction: mma_shape<16, 8, 16> for __half and __nv_bfloat16,
-///                      mma_shape<16, 8, 8> for float (TF32).
+///                      mma_shape<16, 8, 8> for float (TF32), mma_shape<16, 8, 4>, <16, 8, 8> or <16, 8, 16> for
+///                      double (DMMA; sm_80 runs each as m8n8k4 instructions, see arch/dmma.cuh).
 /// \tparam Stages       shared-memory stages of the cp.async pipeline (at least 2).
-/// \tparam Element      the element type of A and B: __half, __nv_bfloat16, or float (with Math tf32 or tf32x3).
-/// \tparam ElementC     the element type of C: Element or float. alpha and beta are float, products are summed
-///                      in float.
+/// \tparam Element      the element type of A and B: __half, __nv_bfloat16, float (with Math tf32 or tf32x3) or
+///                      double.
+/// \tparam ElementC     the element type of C: Element, or float for 16-bit elements. alpha and beta are float and
+///                      products are summed in float; for double, everything is double.
 /// \tparam Math         for float elements: math_mode::tf32 (inputs rounded to TF32) or math_mode::tf32x3 (three
 ///                      TF32 products, close to FP32 accuracy); 16-bit elements leave it strict.
 /// \tparam RasterGroup  block rows launched together so that neighbouring blocks share operand tiles in L2.
@@ -39,8 +41,12 @@ struct tensorop_policy {
   using element_a = Element;      ///< The element type of A.
   using element_b = Element;      ///< The element type of B.
   using element_c = ElementC;     ///< The element type of C.
-  using scalar_type = float;      ///< The type of alpha and beta.
-  using accumulator_type = float; ///< The tensor cores sum the products in float.
+  /// True for double elements (DMMA instructions).
+  static constexpr bool is_f64 = std::is_same<Element, double>::value;
+  /// The type of alpha and beta: double for double elements, float otherwise.
+  using scalar_type = std::conditional_t<is_f64, double, float>;
+  /// The type the tensor cores sum the products in: double for double elements, float otherwise.
+  using accumulator_type = scalar_type;
   /// The instruction's tile.
   using instruction = Instruction;
 
@@ -52,20 +58,25 @@ struct tensorop_policy {
   static constexpr int stages = Stages;     ///< Shared-memory stages of the k pipeline.
   static constexpr int raster_group = RasterGroup;  ///< Block rows launched together (see policy::raster_group).
   static constexpr math_mode math = Math;           ///< How float products are computed (tf32 or tf32x3).
-  /// The oldest GPU architecture (as `__CUDA_ARCH__`) with the instructions: mma.sync m16n8k16 / m16n8k8 (sm_80).
+  /// The oldest GPU architecture (as `__CUDA_ARCH__`) with the instructions: mma.sync m16n8k16 / m16n8k8, and
+  /// m8n8k4 for double (sm_80).
   static constexpr int minimum_arch = 800;
 
   /// True for float elements (TF32 instructions), false for 16-bit ones.
   static constexpr bool is_tf32 = std::is_same<Element, float>::value;
-  static_assert(std::is_same<Element, __half>::value || std::is_same<Element, __nv_bfloat16>::value || is_tf32,
-                "tensorop_policy multiplies __half, __nv_bfloat16 or float (TF32) elements");
-  static_assert(std::is_same<ElementC, Element>::value || std::is_same<ElementC, float>::value,
-                "tensorop_policy writes C as the element type of A and B, or as float");
+  static_assert(std::is_same<Element, __half>::value || std::is_same<Element, __nv_bfloat16>::value || is_tf32 ||
+                    is_f64,
+                "tensorop_policy multiplies __half, __nv_bfloat16, float (TF32) or double elements");
+  static_assert(std::is_same<ElementC, Element>::value || (std::is_same<ElementC, float>::value && !is_f64),
+                "tensorop_policy writes C as the element type of A and B, or as float (16-bit elements only)");
   static_assert(is_tf32 || Math == math_mode::strict, "16-bit elements have one math: leave Math strict");
   static_assert(!is_tf32 || Math == math_mode::tf32 || Math == math_mode::tf32x3,
                 "float elements on the tensor cores need Math = math_mode::tf32 or math_mode::tf32x3");
-  static_assert(is_tf32 || (Instruction::m == 16 && Instruction::n == 8 && Instruction::k == 16),
+  static_assert(is_tf32 || is_f64 || (Instruction::m == 16 && Instruction::n == 8 && Instruction::k == 16),
                 "16-bit elements use the mma_shape<16, 8, 16> instruction");
+  static_assert(!is_f64 || (Instruction::m == 16 && Instruction::n == 8 &&
+                            (Instruction::k == 4 || Instruction::k == 8 || Instruction::k == 16)),
+                "double uses the mma_shape<16, 8, 4>, <16, 8, 8> or <16, 8, 16> instruction");
   static_assert(!is_tf32 || (Instruction::m == 16 && Instruction::n == 8 && Instruction::k == 8),
                 "TF32 uses the mma_shape<16, 8, 8> instruction");
   static_assert(block_m > 0 && block_n > 0 && block_k > 0, "block_shape: every extent must be positive");
@@ -84,6 +95,9 @@ struct tensorop_policy {
                 "of 32");
   static_assert(!is_tf32 || (block_m / chunk_elements >= 8 && block_n / chunk_elements >= 8),
                 "TF32 tiles read along m or n need rows of at least 128 bytes: block_shape::m and ::n at least 32");
+  static_assert(!is_f64 || (block_m % 16 == 0 && block_n % 16 == 0 && block_k % 16 == 0),
+                "double tiles need rows of a multiple of 128 bytes in every orientation: every block_shape extent "
+                "a multiple of 16");
   static_assert(stages >= 2 && stages <= 8, "tensorop_policy needs between 2 and 8 stages");
   static_assert(raster_group >= 1, "raster_group must be positive");
 

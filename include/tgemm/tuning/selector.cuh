@@ -9,6 +9,7 @@
 
 #include "simt_f32.cuh"
 #include "tensorop_f16.cuh"
+#include "tensorop_f64.cuh"
 #include "tensorop_tf32.cuh"
 #include "slots.cuh"
 
@@ -101,6 +102,13 @@ template <>
 struct default_table<__nv_bfloat16, float> {
   /// The newest entry of the table.
   using type = tensorop_f16<__nv_bfloat16, float>;
+};
+
+/// double: the DMMA tensor-core table.
+template <>
+struct default_table<double, double> {
+  /// The newest entry of the table.
+  using type = tensorop_f64;
 };
 
 /// The tuning table of a call: default_table for the element types, or for float inputs with math_mode::tf32 or

@@ -1,6 +1,6 @@
 /// \file device/mainloop/tensorop_multistage.cuh
 /// \brief mainloop::tensorop_multistage<Stages>: mma.sync on the tensor cores, fed by a cp.async pipeline through
-/// swizzled shared memory and ldmatrix.
+/// swizzled shared memory and ldmatrix (64-bit loads for double).
 ///
 /// Each operand's k slice is copied as it lies in memory: 16-byte chunks along its contiguous dimension (m or k
 /// for A, k or n for B), so all four op(A) op(B) combinations load the same way and differ only in whether
@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "../../arch/cp_async.cuh"
+#include "../../arch/dmma.cuh"
 #include "../../arch/ldmatrix.cuh"
 #include "../../arch/mma_sync.cuh"
 #include "../../numeric.cuh"
@@ -120,13 +121,19 @@ struct block_mainloop<mainloop::tensorop_multistage<Stages>, Policy> {
   static constexpr int step_k = Policy::instruction::k;   ///< Depth of one instruction step.
   static constexpr bool tf32 = Policy::is_tf32;           ///< Float operands (TF32 instructions).
   static constexpr bool split = Policy::math == math_mode::tf32x3;  ///< Big and small TF32 parts (3xTF32).
+  static constexpr bool f64 = Policy::is_f64;             ///< Double operands (DMMA instructions).
+  /// The doubled-row swizzle (see detail::swizzled_tile): for the 32-bit fragment loads of TF32 operands stored
+  /// along m or n, and for every 64-bit fragment load of double operands.
+  template <bool RowsAlongK>
+  static constexpr int row_shift = ((tf32 && RowsAlongK) || f64) ? 1 : 0;
 
   /// The shared-memory layout of an operand's slices: stored rows run along k (the operand is contiguous along m
-  /// or n) or along m or n (contiguous along k). TF32 operands stored along m or n are read 32 bits at a time, which
-  /// the doubled-row swizzle keeps conflict-free; everything else is read with ldmatrix.
+  /// or n) or along m or n (contiguous along k). TF32 operands stored along m or n are read 32 bits at a time and
+  /// double operands 64 bits at a time, which the doubled-row swizzle keeps conflict-free; everything else is read
+  /// with ldmatrix.
   template <bool RowsAlongK, int Extent>
   using tile_of = detail::swizzled_tile<RowsAlongK ? Policy::block_k : Extent, RowsAlongK ? Extent : Policy::block_k,
-                                        chunk, (tf32 && RowsAlongK) ? 1 : 0>;
+                                        chunk, row_shift<RowsAlongK>>;
 
   /// `stages` slices of A and B, each swizzled (see detail::swizzled_tile).
   struct alignas(128) shared_storage {
@@ -144,9 +151,9 @@ struct block_mainloop<mainloop::tensorop_multistage<Stages>, Policy> {
     // B not transposed is contiguous along k: its stored rows are columns of op(B).
     constexpr bool b_rows_along_k = OpB == op::transpose;
     using a_loader = detail::tensor_tile_loader<element, a_rows_along_k ? bk : bm, a_rows_along_k ? bm : bk,
-                                                Policy::threads, bk, a_rows_along_k, (tf32 && a_rows_along_k) ? 1 : 0>;
+                                                Policy::threads, bk, a_rows_along_k, row_shift<a_rows_along_k>>;
     using b_loader = detail::tensor_tile_loader<element, b_rows_along_k ? bk : bn, b_rows_along_k ? bn : bk,
-                                                Policy::threads, bk, b_rows_along_k, (tf32 && b_rows_along_k) ? 1 : 0>;
+                                                Policy::threads, bk, b_rows_along_k, row_shift<b_rows_along_k>>;
     const int thread = threadIdx.x;
     const int64_t row_begin = tile_row * bm, col_begin = tile_col * bn;
     a_loader load_a{a_rows_along_k ? p.a + row_begin : p.a + row_begin * p.lda, p.lda, readable_m - row_begin, p.k,
@@ -246,12 +253,20 @@ struct block_mainloop<mainloop::tensorop_multistage<Stages>, Policy> {
 
   /// One instruction step's operands in mma.sync's fragment layout: A for the warp's warp_tiles_m instruction
   /// rows, B for its warp_tiles_n instruction columns (with 3xTF32, also the small TF32 parts).
-  struct fragments {
+  struct mma_fragments {
     uint32_t a[Policy::warp_tiles_m][4];                    ///< A, per instruction row (TF32: the big parts).
     uint32_t b[Policy::warp_tiles_n][2];                    ///< B, per instruction column.
     uint32_t a_small[split ? Policy::warp_tiles_m : 1][4];  ///< 3xTF32: A's small parts.
     uint32_t b_small[split ? Policy::warp_tiles_n : 1][2];  ///< 3xTF32: B's small parts.
   };
+  /// One DMMA step's operands (see arch/dmma.cuh): step_k / 2 doubles of A per instruction row, step_k / 4 of B
+  /// per instruction column.
+  struct dmma_fragments {
+    double a[Policy::warp_tiles_m][f64 ? step_k / 2 : 1];  ///< A, per instruction row.
+    double b[Policy::warp_tiles_n][f64 ? step_k / 4 : 1];  ///< B, per instruction column.
+  };
+  /// The fragments of one step.
+  using fragments = std::conditional_t<f64, dmma_fragments, mma_fragments>;
 
   /// Reads the fragments of the instruction step at `k` of a stage: ldmatrix (transposing 16-bit operands stored
   /// along m or n), or 32-bit loads for TF32 operands stored along m or n; then TF32 operands are rounded (and, with
@@ -259,6 +274,76 @@ struct block_mainloop<mainloop::tensorop_multistage<Stages>, Policy> {
   template <op OpA, op OpB>
   static __device__ __forceinline__ void load_fragments(const element* stage_a, const element* stage_b, int k,
                                                         int warp_row, int warp_col, int lane, fragments& f) {
+    if constexpr (f64) {
+      load_dmma_fragments<OpA, OpB>(stage_a, stage_b, k, warp_row, warp_col, lane, f);
+    } else {
+      load_mma_fragments<OpA, OpB>(stage_a, stage_b, k, warp_row, warp_col, lane, f);
+    }
+  }
+
+  /// load_fragments for double: 64-bit loads in DMMA's fragment layout (see arch/dmma.cuh). Lanes 0-15 read four
+  /// rows of two 16-byte chunks, which the doubled-row swizzle spreads over all eight bank groups (so do lanes
+  /// 16-31).
+  ///
+  /// The offsets are written as a per-thread base plus a compile-time constant, which the swizzle allows (it only
+  /// permutes chunks within groups of eight): with the offsets left to swizzled_tile::offset, ptxas kept one
+  /// register per (step, fragment) offset, 216-250 registers a thread in all. With g = lane / 4, t = lane % 4:
+  /// - a tile whose rows run along k (operand contiguous along m or n), element (k + t + 4 u, x + g):
+  ///   the row pattern is 2t (k + 4u is a multiple of 4), so the offset is
+  ///   2 RC (k + 4u) + 16 (x / 16) + [2 RC t + 2 ((g / 2) ^ 2t ^ 4 ((x / 8) % 2)) + g % 2], RC = 16-byte chunks a row;
+  /// - a tile whose rows run along m or n (operand contiguous along k), element (x + g, k + t + 4u): the row
+  ///   pattern is 2 (g % 4), and with c = (k + 4u) / 2 the offset is
+  ///   2 RC x + 16 (c / 8) + [2 RC g + t + 2 ((c % 8) ^ 2 (g % 4))].
+  /// The bracketed part is the base: two per operand (by (x / 8) % 2) or four (by (c % 8) / 2).
+  template <bool RowsAlongK, int Extent>
+  struct dmma_offsets {
+    static constexpr int rc = (RowsAlongK ? Extent : Policy::block_k) / chunk;  ///< 16-byte chunks a stored row.
+    static_assert(rc % 8 == 0 && row_shift<RowsAlongK> == 1,
+                  "the DMMA offsets assume rows of whole 128-byte lines and the doubled-row swizzle");
+    int base[RowsAlongK ? 2 : 4];  ///< See above.
+    /// The bases for a warp whose tile starts at `origin` along m or n.
+    __device__ __forceinline__ dmma_offsets(int origin, int lane) {
+      const int g = lane / 4, t = lane % 4;
+#pragma unroll
+      for (int v = 0; v < (RowsAlongK ? 2 : 4); ++v) {
+        base[v] = RowsAlongK ? origin + 2 * rc * t + 2 * ((g / 2) ^ (2 * t) ^ (4 * v)) + g % 2
+                             : 2 * rc * (origin + g) + t + 2 * ((2 * v) ^ (2 * (g % 4)));
+      }
+    }
+    /// The offset of element (x + g, k + t + 4u) in operand terms (x: the 8-row group's offset from the warp's
+    /// origin, a multiple of 8; k: a multiple of 4).
+    __device__ __forceinline__ int at(int x, int k) const {
+      if constexpr (RowsAlongK) {
+        return base[(x / 8) % 2] + 2 * rc * k + 16 * (x / 16);
+      } else {
+        const int c = k / 2;
+        return base[(c % 8) / 2] + 2 * rc * x + 16 * (c / 8);
+      }
+    }
+  };
+
+  template <op OpA, op OpB>
+  static __device__ __forceinline__ void load_dmma_fragments(const element* stage_a, const element* stage_b, int k,
+                                                             int warp_row, int warp_col, int lane, fragments& f) {
+    constexpr bool a_rows_along_k = OpA == op::none, b_rows_along_k = OpB == op::transpose;
+    const dmma_offsets<a_rows_along_k, Policy::block_m> a_offsets(warp_row, lane);
+    const dmma_offsets<b_rows_along_k, Policy::block_n> b_offsets(warp_col, lane);
+#pragma unroll
+    for (int mi = 0; mi < Policy::warp_tiles_m; ++mi) {
+#pragma unroll
+      for (int i = 0; i < step_k / 2; ++i) f.a[mi][i] = stage_a[a_offsets.at(mi * 16 + 8 * (i % 2), k + 4 * (i / 2))];
+    }
+#pragma unroll
+    for (int ni = 0; ni < Policy::warp_tiles_n; ++ni) {
+#pragma unroll
+      for (int j = 0; j < step_k / 4; ++j) f.b[ni][j] = stage_b[b_offsets.at(ni * 8, k + 4 * j)];
+    }
+  }
+
+  /// load_fragments for 16-bit and TF32 operands.
+  template <op OpA, op OpB>
+  static __device__ __forceinline__ void load_mma_fragments(const element* stage_a, const element* stage_b, int k,
+                                                            int warp_row, int warp_col, int lane, fragments& f) {
     constexpr bool a_rows_along_k = OpA == op::none, b_rows_along_k = OpB == op::transpose;
     using a_tile = tile_of<a_rows_along_k, Policy::block_m>;
     using b_tile = tile_of<b_rows_along_k, Policy::block_n>;
@@ -336,9 +421,11 @@ struct block_mainloop<mainloop::tensorop_multistage<Stages>, Policy> {
 #pragma unroll
       for (int nj = 0; nj < Policy::warp_tiles_n; ++nj) {
         const int ni = (mi % 2 == 0) ? nj : Policy::warp_tiles_n - 1 - nj;  // serpentine: B fragments reused
-        float d[4] = {acc[2 * mi][2 * ni], acc[2 * mi][2 * ni + 1], acc[2 * mi + 1][2 * ni],
-                      acc[2 * mi + 1][2 * ni + 1]};
-        if constexpr (!tf32) {
+        accumulator d[4] = {acc[2 * mi][2 * ni], acc[2 * mi][2 * ni + 1], acc[2 * mi + 1][2 * ni],
+                            acc[2 * mi + 1][2 * ni + 1]};
+        if constexpr (f64) {
+          arch::dmma_m16n8<step_k>(d, f.a[mi], f.b[ni]);
+        } else if constexpr (!tf32) {
           arch::mma_m16n8k16<element>(d, f.a[mi], f.b[ni]);
         } else {
           if constexpr (split) {
