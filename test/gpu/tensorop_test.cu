@@ -319,6 +319,61 @@ TEMPLATE_TEST_CASE("tensor-core gemm(): k = 0, alpha = 0, beta = 1 and misaligne
   }
 }
 
+TEMPLATE_TEST_CASE("tensor-core gemm(): NaN and Inf follow the FP32 rules", "[tensorop][special]", half_half,
+                   half_float, bf16_bf16, bf16_float, tf32_float, tf32x3_float, f64_f64) {
+  // The rules of test/reliability/special_values_test.cu for the tensor-core paths: NaN in A(i, l) makes row i of C
+  // NaN and NaN in B(l, j) column j; Inf in A(i, l) makes C(i, j) +-Inf with B(l, j)'s sign, and NaN where
+  // B(l, j) = 0 (Inf * 0); every other element is bit for bit what it is without the special values.
+  using AB = typename TestType::first_type;
+  using C = typename TestType::second_type;
+  const int64_t m = 40, n = 36, k = 48;
+  const int64_t nan_row = 3, inf_row = 20, nan_col = 11, zero_col = 30, nan_k = 5, inf_k = 9, nan_b_k = 7;
+  for (const auto& ops : op_pairs) {
+    INFO("ops " << to_string(ops[0]) << "/" << to_string(ops[1]));
+    const int64_t lda = min_ld(layout::col_major, ops[0], m, k), ldb = min_ld(layout::col_major, ops[1], k, n);
+    auto a_at = [&](int64_t i, int64_t l) { return size_t(op_index_of(layout::col_major, ops[0], i, l, lda)); };
+    auto b_at = [&](int64_t l, int64_t j) { return size_t(op_index_of(layout::col_major, ops[1], l, j, ldb)); };
+    std::vector<AB> a(size_t(m * k)), b(size_t(k * n));
+    const std::vector<float> ra = random_values(m * k), rb = random_values(k * n);
+    for (size_t i = 0; i < a.size(); ++i) a[i] = from_float<AB>(ra[i] == 0 ? 0.5f : ra[i]);
+    for (size_t i = 0; i < b.size(); ++i) b[i] = from_float<AB>(rb[i] == 0 ? 0.5f : rb[i]);
+    b[b_at(inf_k, zero_col)] = from_float<AB>(0.0f);
+    device_buffer<AB> da(a.size()), db(b.size());
+    device_buffer<C> dc(size_t(m * n));
+    tgemm::options opts;
+    opts.math = math_of<TestType>::value;
+    auto run = [&] {
+      da.upload(a);
+      db.upload(b);
+      REQUIRE(tgemm::gemm(layout::col_major, ops[0], ops[1], m, n, k, 1.0f, da.get(), lda, db.get(), ldb, 0.0f,
+                          dc.get(), m, nullptr, opts) == status::success);
+      TGEMM_CUDA_REQUIRE(cudaDeviceSynchronize());
+      return dc.download();
+    };
+    const std::vector<C> plain = run();
+    a[a_at(nan_row, nan_k)] = from_float<AB>(std::numeric_limits<float>::quiet_NaN());
+    a[a_at(inf_row, inf_k)] = from_float<AB>(std::numeric_limits<float>::infinity());
+    b[b_at(nan_b_k, nan_col)] = from_float<AB>(std::numeric_limits<float>::quiet_NaN());
+    const std::vector<C> special = run();
+    int64_t wrong = 0;
+    for (int64_t j = 0; j < n; ++j) {
+      for (int64_t i = 0; i < m; ++i) {
+        const double got = to_double(special[size_t(i + j * m)]);
+        bool ok;
+        if (i == nan_row || j == nan_col || (i == inf_row && j == zero_col)) {
+          ok = std::isnan(got);
+        } else if (i == inf_row) {
+          ok = std::isinf(got) && (got > 0) == (to_double(b[b_at(inf_k, j)]) > 0);
+        } else {
+          ok = bits_of(special[size_t(i + j * m)]) == bits_of(plain[size_t(i + j * m)]);
+        }
+        if (!ok && wrong++ < 5) UNSCOPED_INFO("C(" << i << ", " << j << ") = " << got);
+      }
+    }
+    CHECK(wrong == 0);
+  }
+}
+
 TEST_CASE("3xTF32 lands within 2x of strict FP32's error; TF32 rounds its inputs", "[tensorop]") {
   // One product in three modes on the same inputs, each compared normwise with the float64 reference.
   const int64_t m = 384, n = 320, k = 2048;

@@ -405,11 +405,15 @@ struct block_mainloop<mainloop::tensorop_multistage<Stages>, Policy> {
     }
   }
 
-  /// Rounds a float (its bits in `x`) to TF32; with 3xTF32 also stores the TF32 rounding of what is left.
+  /// Rounds a float (its bits in `x`) to TF32; with 3xTF32 also stores the TF32 rounding of what is left. An
+  /// infinite or NaN input has no small part (Inf - Inf would turn Inf * finite into NaN through the cross products).
   static __device__ __forceinline__ void round_tf32(uint32_t& x, uint32_t& small) {
     const float value = __uint_as_float(x);
     x = arch::to_tf32(value);
-    if constexpr (split) small = arch::to_tf32(value - __uint_as_float(x));
+    if constexpr (split) {
+      const float rest = value - __uint_as_float(x);
+      small = arch::to_tf32(fabsf(rest) <= 3.402823466e38f ? rest : 0.0f);
+    }
   }
 
   /// The warp's mmas of one instruction step: every (instruction row, instruction column) pair. 3xTF32 adds the
