@@ -188,9 +188,15 @@ struct block_mainloop<mainloop::tensorop_multistage<Stages>, Policy> {
     fragments frag[2];
     // 3xTF32 sums each slice's products in `slice` and adds them to `acc` with IEEE float additions: the tensor
     // cores' own accumulation is not rounded to nearest, and carried over the whole of k it left 3xTF32 six times
-    // less accurate than strict FP32 on an H200 (a 384 x 320 x 2048 product); added slice by slice it is not.
+    // less accurate than strict FP32 on an H200 (a 384 x 320 x 2048 product); added slice by slice it is not. The
+    // cross products of big and small parts go to `slice_small`, apart: an infinite input has a NaN small part
+    // (Inf - Inf), and its big part times the other operand's small part is an Inf whose sign need not be the
+    // product's. A non-finite small sum therefore only ever comes from non-finite inputs, which the big sum
+    // already carries as FP32 would (Inf, or NaN for Inf * 0 and NaN inputs), and it is dropped.
     accumulator slice[split ? Policy::thread_m : 1][split ? Policy::thread_n : 1];
+    accumulator slice_small[split ? Policy::thread_m : 1][split ? Policy::thread_n : 1];
     auto& target = select_target(acc, slice);
+    auto& target_small = select_target(acc, slice_small);
     int read_stage = 0, write_stage = stages - 1;
     arch::copy_wait<stages - 2>();
     __syncthreads();
@@ -202,7 +208,7 @@ struct block_mainloop<mainloop::tensorop_multistage<Stages>, Policy> {
         load_b.load(smem.b[write_stage]);
       }
       arch::copy_commit();
-      if constexpr (split) zero(slice);
+      if constexpr (split) zero(slice), zero(slice_small);
 #pragma unroll
       for (int step = 0; step < steps; ++step) {
         if (step == steps - 1) {
@@ -214,13 +220,16 @@ struct block_mainloop<mainloop::tensorop_multistage<Stages>, Policy> {
         const int next = step + 1 == steps ? 0 : step + 1;
         load_fragments<OpA, OpB>(smem.a[read_stage], smem.b[read_stage], next * step_k, warp_row, warp_col, lane,
                                  frag[(step + 1) % 2]);
-        multiply_fragments(frag[step % 2], target);
+        multiply_fragments(frag[step % 2], target, target_small);
       }
       if constexpr (split) {
 #pragma unroll
         for (int i = 0; i < Policy::thread_m; ++i) {
 #pragma unroll
-          for (int j = 0; j < Policy::thread_n; ++j) acc[i][j] += slice[i][j];
+          for (int j = 0; j < Policy::thread_n; ++j) {
+            const accumulator small = slice_small[i][j];
+            acc[i][j] += slice[i][j] + (fabsf(small) <= 3.402823466e38f ? small : accumulator(0));
+          }
         }
       }
     }
@@ -322,6 +331,7 @@ struct block_mainloop<mainloop::tensorop_multistage<Stages>, Policy> {
     }
   };
 
+  /// load_fragments for double (see dmma_offsets for the addressing).
   template <op OpA, op OpB>
   static __device__ __forceinline__ void load_dmma_fragments(const element* stage_a, const element* stage_b, int k,
                                                              int warp_row, int warp_col, int lane, fragments& f) {
@@ -405,21 +415,19 @@ struct block_mainloop<mainloop::tensorop_multistage<Stages>, Policy> {
     }
   }
 
-  /// Rounds a float (its bits in `x`) to TF32; with 3xTF32 also stores the TF32 rounding of what is left. An
-  /// infinite or NaN input has no small part (Inf - Inf would turn Inf * finite into NaN through the cross products).
+  /// Rounds a float (its bits in `x`) to TF32; with 3xTF32 also stores the TF32 rounding of what is left.
   static __device__ __forceinline__ void round_tf32(uint32_t& x, uint32_t& small) {
     const float value = __uint_as_float(x);
     x = arch::to_tf32(value);
-    if constexpr (split) {
-      const float rest = value - __uint_as_float(x);
-      small = arch::to_tf32(fabsf(rest) <= 3.402823466e38f ? rest : 0.0f);
-    }
+    if constexpr (split) small = arch::to_tf32(value - __uint_as_float(x));
   }
 
   /// The warp's mmas of one instruction step: every (instruction row, instruction column) pair. 3xTF32 adds the
-  /// two cross products of big and small parts before the big one (small terms first, as they are smallest).
+  /// two cross products of big and small parts to `small_acc`, the big product to `acc`.
   static __device__ __forceinline__ void multiply_fragments(const fragments& f,
-                                                            accumulator (&acc)[Policy::thread_m][Policy::thread_n]) {
+                                                            accumulator (&acc)[Policy::thread_m][Policy::thread_n],
+                                                            accumulator (&small_acc)[Policy::thread_m][Policy::thread_n]) {
+    (void)small_acc;  // 3xTF32 only
 #pragma unroll
     for (int mi = 0; mi < Policy::warp_tiles_m; ++mi) {
 #pragma unroll
@@ -433,8 +441,12 @@ struct block_mainloop<mainloop::tensorop_multistage<Stages>, Policy> {
           arch::mma_m16n8k16<element>(d, f.a[mi], f.b[ni]);
         } else {
           if constexpr (split) {
-            arch::mma_m16n8k8_tf32(d, f.a_small[mi], f.b[ni]);
-            arch::mma_m16n8k8_tf32(d, f.a[mi], f.b_small[ni]);
+            float e[4] = {small_acc[2 * mi][2 * ni], small_acc[2 * mi][2 * ni + 1], small_acc[2 * mi + 1][2 * ni],
+                          small_acc[2 * mi + 1][2 * ni + 1]};
+            arch::mma_m16n8k8_tf32(e, f.a_small[mi], f.b[ni]);
+            arch::mma_m16n8k8_tf32(e, f.a[mi], f.b_small[ni]);
+            small_acc[2 * mi][2 * ni] = e[0], small_acc[2 * mi][2 * ni + 1] = e[1];
+            small_acc[2 * mi + 1][2 * ni] = e[2], small_acc[2 * mi + 1][2 * ni + 1] = e[3];
           }
           arch::mma_m16n8k8_tf32(d, f.a[mi], f.b[ni]);
         }
