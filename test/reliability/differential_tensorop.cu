@@ -1,7 +1,7 @@
 // Randomized differential test of tgemm's tensor-core paths: tgemm::gemm() against cuBLAS (cublasGemmEx) and the
 // float64 host reference on the same rounded inputs. The companion of differential_test.cu (float, strict FP32).
 //
-// Six type combinations ("types"), each run on --cases N random cases (default 10,000 per type; 200 with --small):
+// Seven type combinations ("types"), each run on --cases N random cases (default 10,000 per type; 200 with --small):
 //   half_half   A, B, C __half                            cuBLAS: CUDA_R_16F  A, B, C;      CUBLAS_COMPUTE_32F
 //   half_float  A, B __half, C float                      cuBLAS: CUDA_R_16F  A, B, R_32F C; CUBLAS_COMPUTE_32F
 //   bf16_bf16   A, B, C __nv_bfloat16                     cuBLAS: CUDA_R_16BF A, B, C;      CUBLAS_COMPUTE_32F
@@ -9,6 +9,7 @@
 //   tf32        float, options.math = math_mode::tf32     cuBLAS: CUDA_R_32F; CUBLAS_COMPUTE_32F_FAST_TF32
 //   tf32x3      float, options.math = math_mode::tf32x3   cuBLAS: CUDA_R_32F; CUBLAS_COMPUTE_32F_PEDANTIC (cuBLAS
 //               has no 3xTF32: its FP32 result is what 3xTF32 must come close to)
+//   f64         A, B, C double (DMMA)                     cuBLAS: CUDA_R_64F; CUBLAS_COMPUTE_64F
 // cuBLAS runs with CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION (its split-K partials of
 // a 16-bit C stay in float); a row-major call is expressed as the column-major call C^T = op(B)^T op(A)^T.
 //
@@ -22,14 +23,16 @@
 //     offsets); the others pad each leading dimension by 0-9 elements and offset A's and B's pointers by 1-3
 //     elements 40 % of the time each (C's 25 %), so that most are misaligned and take tgemm's repack path;
 //   - alpha and beta in {0, 1, -1, random in [-2, 2)}; with beta == 0, C starts full of NaN;
-//   - values uniform in [-1, 1) (multiples of 2^-23, then rounded to the element type), small integers, or (not
-//     for __half, whose range is small) scaled by powers of two 2^-20 .. 2^20.
+//   - values uniform in [-1, 1) (multiples of 2^-23, then rounded to the element type; for double multiples of
+//     2^-52, so that products are not exact), small integers, or (not for __half, whose range is small) scaled by
+//     powers of two 2^-20 .. 2^20.
 // The operands' padding, and the elements before and after them, hold NaN: a kernel that read them would spread
 // NaN into C. C's padding, the elements before C and a guard after it hold a NaN pattern no kernel produces.
 //
 // Checks of every case: status::success and no CUDA error; C's padding and surroundings unchanged bit for bit; and,
 // per element, with magnitude M = |alpha| sum_l |a_il b_lj| + |beta| |c_ij| and the float64 result ref on the
-// rounded inputs, bound(M, ref) = (k + 4) 2^-23 M (float accumulation, as for FP32; reference.hpp's error_factor)
+// rounded inputs, bound(M, ref) = (k + 4) 2^-23 M (float accumulation, as for FP32; reference.hpp's error_factor;
+//                                 for double (k + 4) 2^-52 M, against a reference summed in long double)
 //                                 + output rounding: 2^-11 |ref| for a __half C, 2^-8 |ref| for a bfloat16 C
 //                                 + input rounding: (2 2^-11 + 2^-22) M for TF32, 4 2^-22 M for 3xTF32
 //                                 + half the smallest subnormal of C's type (underflow);
@@ -93,6 +96,8 @@ struct rng {
   bool chance(double p) { return uniform() < p; }
   /// Uniform in [-1, 1), a multiple of 2^-23: exact in float.
   float unit() { return float(int64_t(next() >> 40) - (int64_t(1) << 23)) * 0x1.0p-23f; }
+  /// Uniform in [-1, 1), a multiple of 2^-52: all of a double's significand.
+  double unit53() { return double(int64_t(next() >> 11) - (int64_t(1) << 52)) * 0x1.0p-52; }
   /// lo .. hi (lo >= 1), log-uniformly: as many 1-9 as 10-99.
   int64_t log_uniform(int64_t lo, int64_t hi) {
     const double x = double(lo) * std::exp(uniform() * std::log(double(hi + 1) / double(lo)));
@@ -115,8 +120,9 @@ struct error_bound {
   double input;   ///< Times the magnitude: rounding of the inputs (TF32, 3xTF32); 0 where products are exact.
   double output;  ///< Times |reference|: C's final rounding to a 16-bit type (0 for float C).
   double floor;   ///< Absolute: half the smallest subnormal of C's type.
+  double unit = 0x1p-23;  ///< The accumulation's error per term, times the magnitude: (k + 4) unit (float: FLT_EPSILON).
   double allowed(int64_t k, double magnitude, double reference) const {
-    return (tgemm::test::error_factor(k) + input) * magnitude + output * std::fabs(reference) + floor;
+    return (double(k + 4) * unit + input) * magnitude + output * std::fabs(reference) + floor;
   }
 };
 
@@ -132,7 +138,7 @@ struct type_info {
   bool scaled_values;        // values scaled by 2^-20 .. 2^20 stay in range (not for __half)
 };
 
-constexpr double half_floor = 0x1p-25, bf16_floor = 0x1p-134, float_floor = 0x1p-149;
+constexpr double half_floor = 0x1p-25, bf16_floor = 0x1p-134, float_floor = 0x1p-149, double_floor = 0x1p-1074;
 constexpr double tf32_rounded = 2 * 0x1p-11 + 0x1p-22;    // both inputs rounded to nearest TF32
 constexpr double tf32_truncated = 2 * 0x1p-10 + 0x1p-20;  // both inputs truncated to TF32
 constexpr double tf32x3_input = 4 * 0x1p-22;              // the small parts' rounding and the dropped small x small
@@ -154,6 +160,9 @@ const type_info types[] = {
      true},
     {"tf32x3", "A, B, C float, math_mode::tf32x3", 4, 4, math_mode::tf32x3, CUBLAS_COMPUTE_32F_PEDANTIC,
      "CUDA_R_32F, CUBLAS_COMPUTE_32F_PEDANTIC (FP32)", {tf32x3_input, 0, float_floor}, {0, 0, float_floor}, true},
+    // Twice double's unit roundoff per term, for both (the DMMA units and cuBLAS's DGEMM accumulate in double).
+    {"f64", "A, B, C double", 8, 8, math_mode::strict, CUBLAS_COMPUTE_64F, "CUDA_R_64F, CUBLAS_COMPUTE_64F",
+     {0, 0, double_floor, 0x1p-52}, {0, 0, double_floor, 0x1p-52}, true},
 };
 constexpr int type_count = int(sizeof types / sizeof types[0]);
 
@@ -310,7 +319,7 @@ case_spec make_case(uint64_t seed, int type, int64_t index, bool small) {
 
 // ---------------------------------------------------------------------------------------------------------------
 // Host data: each buffer is [offset elements][the stored operand, padding included][a guard]. Every buffer has a
-// float mirror holding the same (rounded) values, which the float64 reference reads.
+// double mirror holding the same (rounded) values, which the reference reads.
 
 constexpr int64_t guard_elements = 64;
 const float quiet_nan = std::numeric_limits<float>::quiet_NaN();
@@ -325,7 +334,11 @@ float to_float(T x) {
 }
 template <class T>
 double to_double(T x) {
-  return double(to_float(x));
+  if constexpr (std::is_same<T, double>::value) {
+    return x;
+  } else {
+    return double(to_float(x));
+  }
 }
 template <class T>
 bool same_bits(T a, T b) {
@@ -344,6 +357,11 @@ T sentinel() {
     __nv_bfloat16_raw raw;
     raw.x = 0x7fa5;
     return __nv_bfloat16(raw);
+  } else if constexpr (std::is_same<T, double>::value) {
+    const uint64_t bits = 0x7ff5a5a5a5a5a5a5ull;
+    double x;
+    std::memcpy(&x, &bits, sizeof x);
+    return x;
   } else {
     const uint32_t bits = 0x7fa5a5a5u;
     float x;
@@ -361,6 +379,21 @@ float draw_value(rng& r, value_kind kind, int scale) {
   return r.unit();
 }
 
+/// An element of type T: draw_value rounded to T, or for double the same kinds with 53-bit significands.
+template <class T>
+T draw_element(rng& r, value_kind kind, int scale) {
+  if constexpr (std::is_same<T, double>::value) {
+    switch (kind) {
+      case value_kind::integers: return double(r.between(-3, 3));
+      case value_kind::scaled: return std::ldexp(r.unit53(), scale);
+      case value_kind::uniform: break;
+    }
+    return r.unit53();
+  } else {
+    return from_float<T>(draw_value(r, kind, scale));
+  }
+}
+
 /// Stored lines of op(X) (rows x cols) in `order` and the elements of each line that belong to X.
 void stored_extent(layout order, op operation, int64_t rows, int64_t cols, int64_t& contiguous, int64_t& lines) {
   const int64_t x_rows = operation == op::none ? rows : cols;
@@ -370,9 +403,9 @@ void stored_extent(layout order, op operation, int64_t rows, int64_t cols, int64
 }
 
 /// An operand: NaN before it, in its padding and after it (a kernel that used any of those would turn its result
-/// into NaN), values rounded to T inside; `mirror` gets the same values as float.
+/// into NaN), values rounded to T inside; `mirror` gets the same values as double.
 template <class T>
-void fill_operand(std::vector<T>& host, std::vector<float>& mirror, int64_t offset, layout order, op operation,
+void fill_operand(std::vector<T>& host, std::vector<double>& mirror, int64_t offset, layout order, op operation,
                   int64_t rows, int64_t cols, int64_t ld, rng& r, value_kind kind, int scale) {
   int64_t contiguous = 0, lines = 0;
   stored_extent(order, operation, rows, cols, contiguous, lines);
@@ -382,15 +415,15 @@ void fill_operand(std::vector<T>& host, std::vector<float>& mirror, int64_t offs
   for (int64_t line = 0; line < lines; ++line) {
     for (int64_t i = 0; i < contiguous; ++i) {
       const size_t at = size_t(offset + line * ld + i);
-      host[at] = from_float<T>(draw_value(r, kind, scale));
-      mirror[at] = to_float(host[at]);
+      host[at] = draw_element<T>(r, kind, scale);
+      mirror[at] = to_double(host[at]);
     }
   }
 }
 
 /// C: the sentinel before it, in its padding and after it; NaN inside when beta == 0 (C must not be read).
 template <class TC>
-void fill_c(std::vector<TC>& host, std::vector<float>& mirror, const case_spec& c, rng& r) {
+void fill_c(std::vector<TC>& host, std::vector<double>& mirror, const case_spec& c, rng& r) {
   int64_t contiguous = 0, lines = 0;
   stored_extent(c.order, op::none, c.m, c.n, contiguous, lines);
   const size_t size = size_t(c.offset_c + c.ldc * lines + guard_elements);
@@ -399,17 +432,20 @@ void fill_c(std::vector<TC>& host, std::vector<float>& mirror, const case_spec& 
   for (int64_t line = 0; line < lines; ++line) {
     for (int64_t i = 0; i < contiguous; ++i) {
       const size_t at = size_t(c.offset_c + line * c.ldc + i);
-      host[at] = from_float<TC>(c.beta == 0.0f ? quiet_nan : draw_value(r, c.values, c.scale_c));
-      mirror[at] = to_float(host[at]);
+      host[at] = c.beta == 0.0f ? from_float<TC>(quiet_nan) : draw_element<TC>(r, c.values, c.scale_c);
+      mirror[at] = to_double(host[at]);
     }
   }
 }
 
 /// The float64 reference of reference.hpp's reference_gemm() (value and magnitude per element), with op(A) and
 /// op(B) first copied so that every dot product reads two contiguous rows, in four independent partial sums: a run
-/// computes 60,000 of them. The products of two floats are exact in double. `a`, `b` and `c0` point at the
-/// matrices (past the offsets).
-tgemm::test::reference_result reference_packed(const case_spec& c, const float* a, const float* b, const float* c0) {
+/// computes 60,000 of them. The products of two floats are exact in double; double inputs (Sum = long double) are
+/// multiplied and summed in long double (64-bit significand). `a`, `b` and `c0` point at the matrices (past the
+/// offsets).
+template <class Sum = double>
+tgemm::test::reference_result reference_packed(const case_spec& c, const double* a, const double* b,
+                                               const double* c0) {
   const int64_t m = c.m, n = c.n, k = c.k;
   tgemm::test::reference_result r;
   r.value.assign(size_t(m * n), 0.0);
@@ -427,35 +463,37 @@ tgemm::test::reference_result reference_packed(const case_spec& c, const float* 
   }
   for (int64_t j = 0; j < n; ++j) {
     for (int64_t i = 0; i < m; ++i) {
-      double sum = 0.0, abs_sum = 0.0;
+      Sum sum = 0.0;
+      double abs_sum = 0.0;
       if (!pa.empty()) {
         const double* x = pa.data() + i * k;
         const double* y = pb.data() + j * k;
-        double s[4] = {0, 0, 0, 0}, t[4] = {0, 0, 0, 0};
+        Sum s[4] = {0, 0, 0, 0};
+        double t[4] = {0, 0, 0, 0};
         int64_t l = 0;
         for (; l + 4 <= k; l += 4) {
           for (int u = 0; u < 4; ++u) {
-            const double p = x[l + u] * y[l + u];
+            const Sum p = Sum(x[l + u]) * Sum(y[l + u]);
             s[u] += p;
-            t[u] += std::fabs(p);
+            t[u] += std::fabs(double(p));
           }
         }
         for (; l < k; ++l) {
-          const double p = x[l] * y[l];
+          const Sum p = Sum(x[l]) * Sum(y[l]);
           s[0] += p;
-          t[0] += std::fabs(p);
+          t[0] += std::fabs(double(p));
         }
         sum = (s[0] + s[1]) + (s[2] + s[3]);
         abs_sum = (t[0] + t[1]) + (t[2] + t[3]);
       }
-      double value = double(c.alpha) * sum;
+      Sum value = Sum(c.alpha) * sum;
       double magnitude = std::fabs(double(c.alpha)) * abs_sum;
       if (c.beta != 0.0f) {
         const double cv = c0[tgemm::test::index_of(c.order, i, j, c.ldc)];
-        value += double(c.beta) * cv;
+        value += Sum(c.beta) * Sum(cv);
         magnitude += std::fabs(double(c.beta)) * std::fabs(cv);
       }
-      r.value[size_t(i + j * m)] = value;
+      r.value[size_t(i + j * m)] = double(value);
       r.magnitude[size_t(i + j * m)] = magnitude;
     }
   }
@@ -530,6 +568,10 @@ template <>
 cudaDataType cuda_type<float>() {
   return CUDA_R_32F;
 }
+template <>
+cudaDataType cuda_type<double>() {
+  return CUDA_R_64F;
+}
 
 /// The case on cuBLAS. A row-major C is the column-major C^T = op(B)^T op(A)^T: the operands swap places and
 /// keep their operations (a row-major X read column-major is X^T).
@@ -538,7 +580,8 @@ void cublas_gemm(cublasHandle_t handle, const case_spec& c, const T* a, const T*
   const cublasOperation_t op_a = c.op_a == op::none ? CUBLAS_OP_N : CUBLAS_OP_T;
   const cublasOperation_t op_b = c.op_b == op::none ? CUBLAS_OP_N : CUBLAS_OP_T;
   const cublasComputeType_t compute = types[c.type].compute;
-  const float alpha = c.alpha, beta = c.beta;
+  using scalar = std::conditional_t<std::is_same<T, double>::value, double, float>;  // CUBLAS_COMPUTE_64F: double
+  const scalar alpha = c.alpha, beta = c.beta;
   if (c.order == layout::col_major) {
     DIFF_CUBLAS(cublasGemmEx(handle, op_a, op_b, int(c.m), int(c.n), int(c.k), &alpha, a, cuda_type<T>(), int(c.lda),
                              b, cuda_type<T>(), int(c.ldb), &beta, cc, cuda_type<TC>(), int(c.ldc), compute,
@@ -700,7 +743,7 @@ template <class T, class TC>
 struct host_data {
   std::vector<T> a, b;
   std::vector<TC> c0, out, cublas;
-  std::vector<float> a_mirror, b_mirror, c0_mirror;
+  std::vector<double> a_mirror, b_mirror, c0_mirror;
 
   void fill(const case_spec& c) {
     rng data{c.data_seed};
@@ -709,8 +752,9 @@ struct host_data {
     fill_c(c0, c0_mirror, c, data);
   }
   tgemm::test::reference_result reference(const case_spec& c) const {
-    return reference_packed(c, a_mirror.data() + c.offset_a, b_mirror.data() + c.offset_b,
-                            c0_mirror.data() + c.offset_c);
+    using sum = std::conditional_t<std::is_same<T, double>::value, long double, double>;
+    return reference_packed<sum>(c, a_mirror.data() + c.offset_a, b_mirror.data() + c.offset_b,
+                                 c0_mirror.data() + c.offset_c);
   }
 };
 
@@ -817,10 +861,14 @@ struct harness {
     h.fill(c);
     if (c.work() > 4e6) return true;  // too slow for a host-only check
     const tgemm::test::reference_result ref = h.reference(c);
-    const tgemm::test::reference_result loop = tgemm::test::reference_gemm(
-        c.order, c.op_a, c.op_b, c.m, c.n, c.k, c.alpha, h.a_mirror.data() + c.offset_a, c.lda,
-        h.b_mirror.data() + c.offset_b, c.ldb, c.beta, h.c0_mirror.data() + c.offset_c, c.ldc);
-    for (size_t at = 0; at < ref.value.size(); ++at) {
+    // reference_gemm() reads floats: the packed reference is checked against it for the types whose values are
+    // floats; for double, whose reference sums in long double, only the planted errors below are checked.
+    const std::vector<float> fa(h.a_mirror.begin(), h.a_mirror.end()), fb(h.b_mirror.begin(), h.b_mirror.end()),
+        fc(h.c0_mirror.begin(), h.c0_mirror.end());
+    const tgemm::test::reference_result loop =
+        tgemm::test::reference_gemm(c.order, c.op_a, c.op_b, c.m, c.n, c.k, c.alpha, fa.data() + c.offset_a, c.lda,
+                                    fb.data() + c.offset_b, c.ldb, c.beta, fc.data() + c.offset_c, c.ldc);
+    for (size_t at = 0; at < ref.value.size() && !std::is_same<T, double>::value; ++at) {
       const double tolerance = 1e-12 * loop.magnitude[at] + 1e-300;
       if (!(std::fabs(ref.value[at] - loop.value[at]) <= tolerance) ||
           !(std::fabs(ref.magnitude[at] - loop.magnitude[at]) <= tolerance)) {
@@ -884,6 +932,7 @@ struct harness {
       case 1: return run_as<__half, float>(c, self_test);
       case 2: return run_as<__nv_bfloat16, __nv_bfloat16>(c, self_test);
       case 3: return run_as<__nv_bfloat16, float>(c, self_test);
+      case 6: return run_as<double, double>(c, self_test);
       default: return run_as<float, float>(c, self_test);  // tf32, tf32x3
     }
   }
