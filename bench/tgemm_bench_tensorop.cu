@@ -1,16 +1,18 @@
-// tgemm's 16-bit tensor-core GEMM against cuBLAS (cublasGemmEx), timed side by side in one process.
+// tgemm's tensor-core GEMMs against cuBLAS (cublasGemmEx, cublasDgemm), timed side by side in one process.
 //
-// Usage: tgemm_bench_tensorop [--set square|odd|layouts|skinny|all] [--types bf16,fp16,bf16f32,fp16f32,f64]
+// Usage: tgemm_bench_tensorop [--set square|odd|layouts|skinny|all]
+//                             [--types bf16,fp16,bf16f32,fp16f32,f64,tf32,tf32x3]
 //                             [--reps N] [--out DIR] [--quick]
 //   --set    shapes (default all): square 2048^3, 4096^3, 8192^3; odd 4095^3, 4097^3 (leading dimensions odd,
 //            so operands are not 16-byte aligned); layouts 4096^3 in every col-major op pair and row-major NN;
 //            skinny 4096x4096x128, 128x4096x4096, 16x8192x8192.
 //   --types  element types A,B -> C (default bf16,fp16): bf16 = bf16->bf16, fp16 = fp16->fp16, bf16f32 =
-//            bf16->float, fp16f32 = fp16->float, f64 = double->double (against cublasDgemm). Products are summed in
-//            float in both implementations (double for f64).
+//            bf16->float, fp16f32 = fp16->float, f64 = double->double (against cublasDgemm), tf32 = float with
+//            math_mode::tf32 (against CUBLAS_COMPUTE_32F_FAST_TF32), tf32x3 = float with math_mode::tf32x3 (against
+//            cuBLAS's strict FP32, CUBLAS_COMPUTE_32F). Products are summed in float (double for f64).
 //   --reps   timed launches per implementation and shape (default 20).
 //   --quick  only 4096^3 and 8192^3, bf16.
-//   --out    directory of tensorop_results.csv (default ".").
+//   --out    directory of tensorop_results.csv and tensorop_results.json (default ".").
 //
 // What is measured: C = op(A) op(B) (alpha 1, beta 0) by tgemm::gemm() and by cublasGemmEx (CUBLAS_COMPUTE_32F,
 // CUBLAS_GEMM_DEFAULT, column-major; a row-major call is given to cuBLAS as the column-major C^T = op(B)^T op(A)^T).
@@ -21,7 +23,8 @@
 // and their C are compared (a WARNING is printed when they differ). Then 3 warm-up launches of each; then --reps
 // repetitions, each timing one tgemm and one cuBLAS launch (which goes first alternates) with its own pair of CUDA
 // events; the median of each implementation's times is reported. TFLOP/s = 2mnk / time; % peak is of the dense
-// 16-bit tensor-core peak of an H200, 989 TFLOP/s (for f64, of its FP64 tensor-core peak, 66.9).
+// 16-bit tensor-core peak of an H200, 989 TFLOP/s (for f64, of its FP64 tensor-core peak, 66.9; for tf32, of the
+// TF32 peak, 494.7; for tf32x3, of a third of it, 164.9: three TF32 products per multiply-add).
 #include <tgemm/gemm.cuh>
 
 #include "check_cuda.hpp"
@@ -39,6 +42,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -57,6 +61,18 @@ using tgemm::op;
 
 constexpr double peak_tflops = 989.0;      // H200 dense bf16/fp16 tensor-core peak
 constexpr double peak_f64_tflops = 66.9;   // H200 FP64 tensor-core (DMMA) peak
+constexpr double peak_tf32_tflops = 494.7; // H200 dense TF32 tensor-core peak
+
+/// The math of the float types (tf32, tf32x3): tgemm's option and cuBLAS's compute type, set per type by main().
+tgemm::math_mode float_math = tgemm::math_mode::strict;
+cublasComputeType_t float_compute = CUBLAS_COMPUTE_32F;
+
+/// One reported row, kept for the JSON file.
+struct row {
+  std::string type, set, dims, order_ops, implementation;
+  double ms, tflops, ratio, percent;
+};
+std::vector<row> rows;
 constexpr int warmup_launches = 3;
 constexpr int max_sets = 8;
 
@@ -91,6 +107,7 @@ template <class T> T from_float(float x);
 template <> __half from_float<__half>(float x) { return __float2half_rn(x); }
 template <> __nv_bfloat16 from_float<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
 template <> double from_float<double>(float x) { return x; }
+template <> float from_float<float>(float x) { return x; }
 
 /// At least `count` normal random numbers (fixed seed) in type T, made once and grown on demand; the operand sets
 /// are rotations of this pool, so each set differs while the host generates only one set's worth.
@@ -168,8 +185,10 @@ cublasHandle_t cublas() {
 
 template <class T, class TC>
 void launch_tgemm(const shape& s, const operands<T, TC>& w, const T* a, const T* b, TC* c) {
+  tgemm::options opts;
+  opts.math = float_math;  // only read for float inputs
   const tgemm::status st =
-      tgemm::gemm(s.order, s.op_a, s.op_b, s.m, s.n, s.k, 1.0f, a, w.lda, b, w.ldb, 0.0f, c, w.ldc);
+      tgemm::gemm(s.order, s.op_a, s.op_b, s.m, s.n, s.k, 1.0f, a, w.lda, b, w.ldb, 0.0f, c, w.ldc, nullptr, opts);
   if (st != tgemm::status::success) {
     std::fprintf(stderr, "tgemm::gemm failed on %lldx%lldx%lld %s: %s\n", (long long)s.m, (long long)s.n,
                  (long long)s.k, ops_name(s).c_str(), tgemm::last_error().message.c_str());
@@ -192,7 +211,8 @@ void launch_cublas(const shape& s, const operands<T, TC>& w, const T* a, const T
   BENCH_CUBLAS(cublasGemmEx(cublas(), t(col ? s.op_a : s.op_b), t(col ? s.op_b : s.op_a), int(col ? s.m : s.n),
                             int(col ? s.n : s.m), int(s.k), &alpha, col ? a : b, cuda_type<T>(),
                             int(col ? w.lda : w.ldb), col ? b : a, cuda_type<T>(), int(col ? w.ldb : w.lda), &beta, c,
-                            cuda_type<TC>(), int(w.ldc), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+                            cuda_type<TC>(), int(w.ldc), std::is_same<T, float>::value ? float_compute : CUBLAS_COMPUTE_32F,
+                            CUBLAS_GEMM_DEFAULT));
 }
 
 template <class TC>
@@ -213,7 +233,8 @@ void check_against_cublas(const shape& s, const operands<T, TC>& w, const char* 
   const std::vector<double> got = download(w.sets[0].c, w.c_count), want = download(w.reference_c, w.c_count);
   double diff = 0, norm = 0;
   for (size_t i = 0; i < got.size(); ++i) diff += (got[i] - want[i]) * (got[i] - want[i]), norm += want[i] * want[i];
-  const double relative = std::sqrt(diff) / std::sqrt(norm), tolerance = sizeof(TC) == 2 ? 1e-2 : 1e-3;
+  const bool tf32_inputs = std::is_same<T, float>::value && float_math == tgemm::math_mode::tf32;
+  const double relative = std::sqrt(diff) / std::sqrt(norm), tolerance = sizeof(TC) == 2 || tf32_inputs ? 1e-2 : 1e-3;
   if (!(relative < tolerance)) {
     std::printf("WARNING: %s %lldx%lldx%lld %s: tgemm differs from cuBLAS, relative Frobenius error %.3g "
                 "(tolerance %.0e)\n", type, (long long)s.m, (long long)s.n, (long long)s.k, ops_name(s).c_str(),
@@ -265,13 +286,19 @@ medians time_interleaved(const shape& s, const operands<T, TC>& w, int reps) {
 /// Prints one table row and writes the same values as a CSV row.
 void report(std::ofstream& csv, const char* type, const shape& s, const char* impl, double ms, double ratio) {
   const double tflops = 2.0 * double(s.m) * double(s.n) * double(s.k) / (ms * 1e-3) / 1e12;
-  const double percent = 100.0 * tflops / (std::string(type) == "f64" ? peak_f64_tflops : peak_tflops);
+  const std::string name = type;
+  const double peak = name == "f64"      ? peak_f64_tflops
+                      : name == "tf32"   ? peak_tf32_tflops
+                      : name == "tf32x3" ? peak_tf32_tflops / 3
+                                         : peak_tflops;
+  const double percent = 100.0 * tflops / peak;
   char dims[64];
   std::snprintf(dims, sizeof dims, "%lldx%lldx%lld", (long long)s.m, (long long)s.n, (long long)s.k);
   std::printf("%-8s %-8s %-18s %-7s %-7s %10.4f %9.1f %9.3fx %6.1f%%\n", type, s.set.c_str(), dims,
               ops_name(s).c_str(), impl, ms, tflops, ratio, percent);
   csv << type << ',' << s.set << ',' << dims << ',' << ops_name(s) << ',' << impl << ',' << ms << ',' << tflops << ','
       << ratio << ',' << percent << '\n';
+  rows.push_back({type, s.set, dims, ops_name(s), impl, ms, tflops, ratio, percent});
   csv.flush();
   std::fflush(stdout);
 }
@@ -321,8 +348,8 @@ std::vector<shape> make_shapes(const std::string& set, bool quick) {
 }
 
 [[noreturn]] void usage(const char* program) {
-  std::fprintf(stderr, "usage: %s [--set square|odd|layouts|skinny|all] [--types bf16,fp16,bf16f32,fp16f32,f64] "
-               "[--reps N] [--out DIR] [--quick]\n", program);
+  std::fprintf(stderr, "usage: %s [--set square|odd|layouts|skinny|all] "
+               "[--types bf16,fp16,bf16f32,fp16f32,f64,tf32,tf32x3] [--reps N] [--out DIR] [--quick]\n", program);
   std::exit(2);
 }
 
@@ -348,7 +375,10 @@ int main(int argc, char** argv) {
   std::vector<std::string> type_list;
   std::stringstream list(types);
   for (std::string type; std::getline(list, type, ',');) {
-    if (type != "bf16" && type != "fp16" && type != "bf16f32" && type != "fp16f32" && type != "f64") usage(argv[0]);
+    if (type != "bf16" && type != "fp16" && type != "bf16f32" && type != "fp16f32" && type != "f64" &&
+        type != "tf32" && type != "tf32x3") {
+      usage(argv[0]);
+    }
     type_list.push_back(type);
   }
 
@@ -377,7 +407,24 @@ int main(int argc, char** argv) {
     if (type == "bf16f32") run_type<__nv_bfloat16, float>("bf16f32", shapes, size_t(l2_bytes), reps, csv);
     if (type == "fp16f32") run_type<__half, float>("fp16f32", shapes, size_t(l2_bytes), reps, csv);
     if (type == "f64") run_type<double, double>("f64", shapes, size_t(l2_bytes), reps, csv);
+    if (type == "tf32" || type == "tf32x3") {
+      float_math = type == "tf32" ? tgemm::math_mode::tf32 : tgemm::math_mode::tf32x3;
+      float_compute = type == "tf32" ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+      run_type<float, float>(type.c_str(), shapes, size_t(l2_bytes), reps, csv);
+    }
   }
-  std::printf("\nwrote %s\n", csv_path.c_str());
+  // The same rows as JSON (an array of objects), for plots and scripts.
+  const std::string json_path = out_dir + "/tensorop_results.json";
+  std::ofstream json(json_path);
+  json << "[\n";
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const row& r = rows[i];
+    json << "  {\"type\": \"" << r.type << "\", \"set\": \"" << r.set << "\", \"mxnxk\": \"" << r.dims
+         << "\", \"order_ops\": \"" << r.order_ops << "\", \"implementation\": \"" << r.implementation
+         << "\", \"median_ms\": " << r.ms << ", \"tflops\": " << r.tflops << ", \"speed_vs_cublas\": " << r.ratio
+         << ", \"percent_of_peak\": " << r.percent << "}" << (i + 1 < rows.size() ? ",\n" : "\n");
+  }
+  json << "]\n";
+  std::printf("\nwrote %s and %s\n", csv_path.c_str(), json_path.c_str());
   return 0;
 }
