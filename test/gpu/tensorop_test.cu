@@ -15,6 +15,7 @@
 
 #include "catch.hpp"
 #include "cuda_check.hpp"
+#include "element_values.hpp"
 #include "random.hpp"
 #include "reference.hpp"
 
@@ -35,23 +36,6 @@ using tgemm::op;
 using tgemm::status;
 using namespace tgemm::test;
 
-template <class T>
-double to_double(T x) {
-  return double(float(x));
-}
-template <>
-double to_double<float>(float x) {
-  return double(x);
-}
-template <>
-double to_double<double>(double x) {
-  return x;
-}
-
-template <class T>
-T from_float(float x) {
-  return tgemm::convert<T>(x);
-}
 
 /// An input element from two random floats: the first rounded to T, or for double the first plus a scaled second,
 /// so that all 53 bits of the significand vary (float-valued doubles would make every product exact).
@@ -85,38 +69,6 @@ double output_roundoff() {
   if constexpr (std::is_same<T, __half>::value) return std::ldexp(1.0, -11);
   if constexpr (std::is_same<T, __nv_bfloat16>::value) return std::ldexp(1.0, -8);
   return 0.0;
-}
-
-template <class T>
-uint64_t bits_of(T x) {
-  static_assert(sizeof(T) <= sizeof(uint64_t), "bits_of reads at most 64 bits");
-  uint64_t b = 0;
-  std::memcpy(&b, &x, sizeof x);
-  return b;
-}
-
-/// A sentinel for C's padding: a NaN pattern of C's type no kernel produces.
-template <class T>
-T sentinel() {
-  if constexpr (std::is_same<T, __half>::value) {
-    __half_raw raw;
-    raw.x = 0x7da5;
-    return __half(raw);
-  } else if constexpr (std::is_same<T, __nv_bfloat16>::value) {
-    __nv_bfloat16_raw raw;
-    raw.x = 0x7fa5;
-    return __nv_bfloat16(raw);
-  } else if constexpr (std::is_same<T, double>::value) {
-    const uint64_t b = 0x7ff5a5a5a5a5a5a5ull;
-    double x;
-    std::memcpy(&x, &b, 8);
-    return x;
-  } else {
-    const uint32_t b = 0x7fa5a5a5u;
-    float x;
-    std::memcpy(&x, &b, 4);
-    return x;
-  }
 }
 
 struct tc_case {

@@ -48,6 +48,7 @@
 // --verbose, --self-test (the harness on the host, no GPU), --list. No Catch2: the exit status is 0 when every case
 // passed and 1 otherwise (or without a GPU), and the last line reads "N passed, N failed".
 #include "check_cuda.hpp"
+#include "element_values.hpp"
 #include "random.hpp"
 #include "reference.hpp"
 #include "require_gpu.hpp"
@@ -324,51 +325,10 @@ case_spec make_case(uint64_t seed, int type, int64_t index, bool small) {
 constexpr int64_t guard_elements = 64;
 const float quiet_nan = std::numeric_limits<float>::quiet_NaN();
 
-template <class T>
-T from_float(float x) {
-  return tgemm::convert<T>(x);
-}
-template <class T>
-float to_float(T x) {
-  return float(x);
-}
-template <class T>
-double to_double(T x) {
-  if constexpr (std::is_same<T, double>::value) {
-    return x;
-  } else {
-    return double(to_float(x));
-  }
-}
-template <class T>
-bool same_bits(T a, T b) {
-  return std::memcmp(&a, &b, sizeof a) == 0;
-}
-
-/// What C's padding, the elements before C and the guard after it hold: a NaN pattern of C's type no kernel
-/// produces.
-template <class T>
-T sentinel() {
-  if constexpr (std::is_same<T, __half>::value) {
-    __half_raw raw;
-    raw.x = 0x7da5;
-    return __half(raw);
-  } else if constexpr (std::is_same<T, __nv_bfloat16>::value) {
-    __nv_bfloat16_raw raw;
-    raw.x = 0x7fa5;
-    return __nv_bfloat16(raw);
-  } else if constexpr (std::is_same<T, double>::value) {
-    const uint64_t bits = 0x7ff5a5a5a5a5a5a5ull;
-    double x;
-    std::memcpy(&x, &bits, sizeof x);
-    return x;
-  } else {
-    const uint32_t bits = 0x7fa5a5a5u;
-    float x;
-    std::memcpy(&x, &bits, sizeof x);
-    return x;
-  }
-}
+using tgemm::test::from_float;
+using tgemm::test::same_bits;
+using tgemm::test::sentinel;
+using tgemm::test::to_double;
 
 float draw_value(rng& r, value_kind kind, int scale) {
   switch (kind) {
