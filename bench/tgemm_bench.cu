@@ -12,6 +12,7 @@
 // Usage: tgemm_bench [--set all|square|odd|skinny|layouts|thin|progression|candidates] [--reps N] [--out DIR] [--quick]
 #include <tgemm/gemm.cuh>
 
+#include "check_cublas.hpp"
 #include "check_cuda.hpp"
 #include "device_random.cuh"
 #include "random.hpp"
@@ -34,15 +35,6 @@
 #include <vector>
 
 namespace {
-
-#define BENCH_CUBLAS(call)                                                                     \
-  do {                                                                                         \
-    const cublasStatus_t s_ = (call);                                                          \
-    if (s_ != CUBLAS_STATUS_SUCCESS) {                                                         \
-      std::fprintf(stderr, "%s:%d: %s failed: %d\n", __FILE__, __LINE__, #call, int(s_)); \
-      std::exit(2);                                                                            \
-    }                                                                                          \
-  } while (0)
 
 using tgemm::layout;
 using tgemm::op;
@@ -124,8 +116,8 @@ contender policy_contender(const std::string& label, const std::string& group) {
 cublasHandle_t cublas() {
   static cublasHandle_t handle = [] {
     cublasHandle_t h;
-    BENCH_CUBLAS(cublasCreate(&h));
-    BENCH_CUBLAS(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));  // FP32 FFMA: no TF32 tensor cores
+    TGEMM_CHECK_CUBLAS(cublasCreate(&h));
+    TGEMM_CHECK_CUBLAS(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));  // FP32 FFMA: no TF32 tensor cores
     return h;
   }();
   return handle;

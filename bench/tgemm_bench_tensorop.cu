@@ -27,6 +27,7 @@
 // TF32 peak, 494.7; for tf32x3, of a third of it, 164.9: three TF32 products per multiply-add).
 #include <tgemm/gemm.cuh>
 
+#include "check_cublas.hpp"
 #include "check_cuda.hpp"
 
 #include <cublas_v2.h>
@@ -46,15 +47,6 @@
 #include <vector>
 
 namespace {
-
-#define BENCH_CUBLAS(call)                                                                    \
-  do {                                                                                        \
-    const cublasStatus_t s_ = (call);                                                         \
-    if (s_ != CUBLAS_STATUS_SUCCESS) {                                                        \
-      std::fprintf(stderr, "%s:%d: %s failed: %d\n", __FILE__, __LINE__, #call, int(s_));     \
-      std::exit(2);                                                                           \
-    }                                                                                         \
-  } while (0)
 
 using tgemm::layout;
 using tgemm::op;
@@ -177,7 +169,7 @@ void make_operands(const shape& s, size_t l2_bytes, operands<T, TC>& w) {
 cublasHandle_t cublas() {
   static cublasHandle_t handle = [] {
     cublasHandle_t h;
-    BENCH_CUBLAS(cublasCreate(&h));
+    TGEMM_CHECK_CUBLAS(cublasCreate(&h));
     return h;
   }();
   return handle;
@@ -202,13 +194,13 @@ void launch_cublas(const shape& s, const operands<T, TC>& w, const T* a, const T
   const bool col = s.order == layout::col_major;  // row-major: C^T = op(B)^T op(A)^T, column-major
   if constexpr (std::is_same<T, double>::value) {
     const double alpha = 1.0, beta = 0.0;
-    BENCH_CUBLAS(cublasDgemm(cublas(), t(col ? s.op_a : s.op_b), t(col ? s.op_b : s.op_a), int(col ? s.m : s.n),
+    TGEMM_CHECK_CUBLAS(cublasDgemm(cublas(), t(col ? s.op_a : s.op_b), t(col ? s.op_b : s.op_a), int(col ? s.m : s.n),
                              int(col ? s.n : s.m), int(s.k), &alpha, col ? a : b, int(col ? w.lda : w.ldb),
                              col ? b : a, int(col ? w.ldb : w.lda), &beta, c, int(w.ldc)));
     return;
   }
   const float alpha = 1.0f, beta = 0.0f;
-  BENCH_CUBLAS(cublasGemmEx(cublas(), t(col ? s.op_a : s.op_b), t(col ? s.op_b : s.op_a), int(col ? s.m : s.n),
+  TGEMM_CHECK_CUBLAS(cublasGemmEx(cublas(), t(col ? s.op_a : s.op_b), t(col ? s.op_b : s.op_a), int(col ? s.m : s.n),
                             int(col ? s.n : s.m), int(s.k), &alpha, col ? a : b, cuda_type<T>(),
                             int(col ? w.lda : w.ldb), col ? b : a, cuda_type<T>(), int(col ? w.ldb : w.lda), &beta, c,
                             cuda_type<TC>(), int(w.ldc), std::is_same<T, float>::value ? float_compute : CUBLAS_COMPUTE_32F,
