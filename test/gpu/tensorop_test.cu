@@ -222,7 +222,54 @@ struct math_of<T, std::void_t<decltype(T::math)>> {
   static constexpr tgemm::math_mode value = T::math;
 };
 
+/// Counts, over every 16-bit pattern and a sample of floats, where tgemm::convert on the device (numeric.cuh: one
+/// cvt on the bits) differs from CUDA's intrinsics. patterns: the float samples' bits.
+__global__ void count_conversion_mismatches(const uint32_t* patterns, int count, unsigned long long* mismatches) {
+  unsigned long long local = 0;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += gridDim.x * blockDim.x) {
+    const float x = __uint_as_float(patterns[i]);
+    local += tgemm::detail::bits_of(tgemm::convert<__half>(x)) != __half_as_ushort(__float2half_rn(x));
+    local += tgemm::detail::bits_of(tgemm::convert<__nv_bfloat16>(x)) != __bfloat16_as_ushort(__float2bfloat16_rn(x));
+    if (i < 0x10000) {
+      const float h = tgemm::convert<float>(__ushort_as_half((unsigned short)i));
+      const float b = tgemm::convert<float>(__ushort_as_bfloat16((unsigned short)i));
+      const float h_cuda = __half2float(__ushort_as_half((unsigned short)i));
+      const float b_cuda = __bfloat162float(__ushort_as_bfloat16((unsigned short)i));
+      local += isnan(h_cuda) ? !isnan(h) : __float_as_uint(h) != __float_as_uint(h_cuda);
+      local += isnan(b_cuda) ? !isnan(b) : __float_as_uint(b) != __float_as_uint(b_cuda);
+    }
+  }
+  atomicAdd(mismatches, local);
+}
+
 }  // namespace
+
+TEST_CASE("convert on the device: bit for bit as CUDA's conversion intrinsics", "[tensorop][numeric]") {
+  // Every sign and exponent with the mantissa endings that decide rounding (ties, one either side), as the host
+  // test (test/host/numeric_test.cu) checks the host side.
+  std::vector<uint32_t> patterns;
+  for (uint32_t high = 0; high < 0x10000u; ++high) {
+    for (uint32_t k = 0; k < 16; ++k) {
+      patterns.push_back(high << 16 | k << 12);
+      patterns.push_back(high << 16 | ((k << 12) + 1));
+      patterns.push_back(high << 16 | (((k << 12) - 1) & 0xffffu));
+    }
+  }
+  uint32_t* d_patterns = nullptr;
+  unsigned long long* d_mismatches = nullptr;
+  TGEMM_CUDA_REQUIRE(cudaMalloc(&d_patterns, patterns.size() * sizeof(uint32_t)));
+  TGEMM_CUDA_REQUIRE(cudaMalloc(&d_mismatches, sizeof(unsigned long long)));
+  TGEMM_CUDA_REQUIRE(cudaMemcpy(d_patterns, patterns.data(), patterns.size() * sizeof(uint32_t),
+                                cudaMemcpyHostToDevice));
+  TGEMM_CUDA_REQUIRE(cudaMemset(d_mismatches, 0, sizeof(unsigned long long)));
+  count_conversion_mismatches<<<264, 256>>>(d_patterns, int(patterns.size()), d_mismatches);
+  TGEMM_CUDA_REQUIRE(cudaGetLastError());
+  unsigned long long mismatches = ~0ull;
+  TGEMM_CUDA_REQUIRE(cudaMemcpy(&mismatches, d_mismatches, sizeof mismatches, cudaMemcpyDeviceToHost));
+  TGEMM_CUDA_REQUIRE(cudaFree(d_patterns));
+  TGEMM_CUDA_REQUIRE(cudaFree(d_mismatches));
+  CHECK(mismatches == 0);
+}
 
 TEMPLATE_TEST_CASE("tensor-core gemm(): layouts, ops and tile edges", "[tensorop]", half_half, half_float,
                    bf16_bf16, bf16_float, tf32_float, tf32x3_float, f64_f64) {

@@ -5,6 +5,9 @@
 
 #include <tgemm/gemm.cuh>
 
+#include <cuda_bf16.h>  // the 16-bit types are complete where the tests do pointer arithmetic on them
+#include <cuda_fp16.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <random>

@@ -4,6 +4,8 @@
 // the large tensor-core tile.
 #include <tgemm/gemm.cuh>
 
+#include <cuda_bf16.h>  // case 2 instantiates a bfloat16 kernel: the type must be complete
+
 #if TGEMM_SPILL_CASE == 1
 using spill_policy = tgemm::policy<tgemm::block_shape<256, 256, 8>, tgemm::warp_shape<128, 64>,
                                    tgemm::thread_shape<16, 16>, 4, 2>;

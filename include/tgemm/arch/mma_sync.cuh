@@ -13,12 +13,12 @@
 /// Minimum architecture: sm_80 (bf16 and tf32 need it; f16 also exists on sm_75 as m16n8k8, which tgemm does not use).
 #pragma once
 
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <cstdint>
 #include <type_traits>
+
+#include "../numeric.cuh"
 
 namespace tgemm::arch {
 

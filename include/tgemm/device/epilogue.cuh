@@ -15,7 +15,7 @@ namespace tgemm::device::detail {
 template <class ElementC, class Accumulator, class Scalar>
 __device__ __forceinline__ ElementC combine(Accumulator acc, Scalar alpha, Scalar beta, ElementC c, bool read_c) {
   const Accumulator scaled = Accumulator(alpha) * acc;
-  return convert<ElementC>(read_c ? scaled + Accumulator(beta) * Accumulator(c) : scaled);
+  return convert<ElementC>(read_c ? scaled + Accumulator(beta) * convert<Accumulator>(c) : scaled);
 }
 
 /// C = alpha * acc + beta * C for the in-bounds part of a thread's tile (Layout maps accumulator (i, j) to its

@@ -70,10 +70,11 @@ inline status check_leading_dimension(const char* name, const char* matrix, layo
 }
 
 inline status check_extent(const char* matrix, layout order, op operation, int64_t rows, int64_t cols, int64_t ld,
-                           int64_t element_bytes) {
+                           int64_t bytes_per_element) {
   const stored_shape shape = stored_shape_of(order, operation, rows, cols);
   int64_t elements = 0, bytes = 0;
-  if (__builtin_mul_overflow(ld, shape.strided, &elements) || __builtin_mul_overflow(elements, element_bytes, &bytes)) {
+  if (__builtin_mul_overflow(ld, shape.strided, &elements) ||
+      __builtin_mul_overflow(elements, bytes_per_element, &bytes)) {
     return fail(status::size_overflow, cudaSuccess,
                 "%s spans %lld lines of leading dimension %lld: its size in bytes overflows a 64-bit integer", matrix,
                 (long long)shape.strided, (long long)ld);
@@ -113,11 +114,14 @@ status check_arguments(layout order, op op_a, op op_b, int64_t m, int64_t n, int
   const bool empty = m == 0 || n == 0;
   const bool reads_operands = !empty && k > 0 && alpha != scalar(0);
   if (reads_operands) {
-    if (status s = check_extent("A", order, op_a, m, k, lda, sizeof(*a)); s != status::success) return s;
-    if (status s = check_extent("B", order, op_b, k, n, ldb, sizeof(*b)); s != status::success) return s;
+    constexpr int a_bytes = element_bytes<typename Types::element_a>;
+    constexpr int b_bytes = element_bytes<typename Types::element_b>;
+    if (status s = check_extent("A", order, op_a, m, k, lda, a_bytes); s != status::success) return s;
+    if (status s = check_extent("B", order, op_b, k, n, ldb, b_bytes); s != status::success) return s;
   }
   if (!empty) {
-    if (status s = check_extent("C", order, op::none, m, n, ldc, sizeof(*c)); s != status::success) return s;
+    constexpr int c_bytes = element_bytes<typename Types::element_c>;
+    if (status s = check_extent("C", order, op::none, m, n, ldc, c_bytes); s != status::success) return s;
   }
   if (reads_operands && a == nullptr) {
     return fail(status::null_pointer, cudaSuccess, "A is null, but the call reads it (m = %lld, k = %lld, alpha = %g)",
@@ -165,9 +169,10 @@ decltype(auto) with_ops(op op_a, op op_b, F&& f) {
 }
 
 /// True when an operand at `pointer` with leading dimension `ld` can be read `vector_width` elements of
-/// `element_bytes` bytes at a time.
-inline bool vectors_fit(const void* pointer, int64_t ld, int vector_width, int element_bytes) {
-  return reinterpret_cast<uintptr_t>(pointer) % (uintptr_t(element_bytes) * vector_width) == 0 && ld % vector_width == 0;
+/// `bytes_per_element` bytes at a time.
+inline bool vectors_fit(const void* pointer, int64_t ld, int vector_width, int bytes_per_element) {
+  return reinterpret_cast<uintptr_t>(pointer) % (uintptr_t(bytes_per_element) * vector_width) == 0 &&
+         ld % vector_width == 0;
 }
 
 /// True when A and B (if the call reads them) are aligned to `vector_width` elements with leading dimensions that
@@ -175,8 +180,9 @@ inline bool vectors_fit(const void* pointer, int64_t ld, int vector_width, int e
 /// epilogue checks its alignment itself and falls back to narrower stores.
 template <class Types>
 bool is_aligned(const canonical_call<Types>& call, int vector_width) {
-  constexpr int a_bytes = sizeof(typename Types::element_a), b_bytes = sizeof(typename Types::element_b);
-  constexpr int c_bytes = sizeof(typename Types::element_c);
+  constexpr int a_bytes = element_bytes<typename Types::element_a>;
+  constexpr int b_bytes = element_bytes<typename Types::element_b>;
+  constexpr int c_bytes = element_bytes<typename Types::element_c>;
   const bool c_fits = call.empty || reinterpret_cast<uintptr_t>(call.update.c) % c_bytes == 0;
   return c_fits && (!call.reads_operands || (vectors_fit(call.problem.a, call.problem.lda, vector_width, a_bytes) &&
                                              vectors_fit(call.problem.b, call.problem.ldb, vector_width, b_bytes)));
@@ -197,11 +203,11 @@ status check_alignment(const canonical_call<Types>& call, int vector_width, cons
   };
   const char* element_name = element_traits<typename Types::element_a>::name;
   const operand operands[] = {
-      {call.name_a, call.problem.a, call.problem.lda, vector_width, int(sizeof(typename Types::element_a)),
+      {call.name_a, call.problem.a, call.problem.lda, vector_width, element_bytes<typename Types::element_a>,
        call.reads_operands},
-      {call.name_b, call.problem.b, call.problem.ldb, vector_width, int(sizeof(typename Types::element_b)),
+      {call.name_b, call.problem.b, call.problem.ldb, vector_width, element_bytes<typename Types::element_b>,
        call.reads_operands},
-      {"C", call.update.c, call.update.ldc, 1, int(sizeof(typename Types::element_c)), !call.empty},
+      {"C", call.update.c, call.update.ldc, 1, element_bytes<typename Types::element_c>, !call.empty},
   };
   for (const operand& x : operands) {
     if (!x.used) continue;

@@ -4,6 +4,10 @@
 /// translation unit, in compiled mode by the one source that instantiates the kernels.
 #pragma once
 
+// The dispatcher instantiates the 16-bit types' kernels, which need the complete types (numeric.cuh only declares
+// them); a header-only user therefore gets both headers with <tgemm/gemm.cuh>, a compiled-mode caller neither.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <atomic>

@@ -407,7 +407,7 @@ class planner {
 
   /// The copy of one operand: extent_mn x k, contiguous along mn, padded (see simt_f32_thresholds::pack_padding);
   /// or, for tables that keep the layout, the operand as stored, realigned to whole 16-byte vectors.
-  status add_pack(plan& out, step_kind kind, int64_t extent_mn, bool contiguous_k, int element_bytes,
+  status add_pack(plan& out, step_kind kind, int64_t extent_mn, bool contiguous_k, int bytes_per_element,
                   operand_source& source) {
     const int64_t k = call_.problem.k;
     plan_step& s = out.steps[out.step_count++];
@@ -417,7 +417,7 @@ class planner {
     source.offset = packed_bytes_;
     (kind == step_kind::pack_a ? out.repacked_a : out.repacked_b) = true;
     if (t_.pack_keeps_layout) {
-      const int64_t vector = 16 / element_bytes;
+      const int64_t vector = 16 / bytes_per_element;
       const int64_t contiguous = contiguous_k ? k : extent_mn, lines = contiguous_k ? extent_mn : k;
       const int64_t ld = round_up(contiguous, vector);
       s.keep_layout = true;
@@ -430,7 +430,7 @@ class planner {
       s.grid_y = std::min<int64_t>(lines, kernel::max_grid_y);
       source.ld = ld;
       source.readable = 0;  // no padded reads: the padding runs along the contiguous extent only
-      packed_bytes_ += round_up_bytes(size_t(ld) * size_t(lines) * size_t(element_bytes));
+      packed_bytes_ += round_up_bytes(size_t(ld) * size_t(lines) * size_t(bytes_per_element));
       return s.grid_x <= kernel::max_grid_x ? status::success : fail_too_many_tiles(s.grid_x, 1);
     }
     const int64_t ld = round_up(extent_mn, extent_mn >= 8 * t_.pack_padding ? t_.pack_padding : 4);
@@ -443,7 +443,7 @@ class planner {
     s.grid_y = std::min<int64_t>(kernel::tiles_for(k, kernel::pack_tile), kernel::max_grid_y);
     source.ld = ld;
     source.readable = ld;
-    packed_bytes_ += round_up_bytes(size_t(ld) * size_t(k) * size_t(element_bytes));
+    packed_bytes_ += round_up_bytes(size_t(ld) * size_t(k) * size_t(bytes_per_element));
     return s.grid_x <= kernel::max_grid_x ? status::success : fail_too_many_tiles(s.grid_x, 1);
   }
 
@@ -451,9 +451,9 @@ class planner {
 
   /// Threads one multiprocessor holds on every architecture tgemm tunes for (the reduction's grid is one wave).
   static constexpr int64_t max_threads_per_multiprocessor = 2048;
-  static constexpr int a_bytes = sizeof(typename Types::element_a);
-  static constexpr int b_bytes = sizeof(typename Types::element_b);
-  static constexpr int c_bytes = sizeof(typename Types::element_c);
+  static constexpr int a_bytes = element_bytes<typename Types::element_a>;
+  static constexpr int b_bytes = element_bytes<typename Types::element_b>;
+  static constexpr int c_bytes = element_bytes<typename Types::element_c>;
 
   const canonical_call<Types>& call_;
   const device_facts& facts_;

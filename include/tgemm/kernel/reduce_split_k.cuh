@@ -43,7 +43,7 @@ __global__ void __launch_bounds__(reduce_threads)
     }
     for (; s < slices; ++s) sum += Scalar(p[s * slice_stride]);
     Element* x = c + row + col * ldc;
-    *x = beta == Scalar(0) ? convert<Element>(alpha * sum) : convert<Element>(alpha * sum + beta * Scalar(*x));
+    *x = beta == Scalar(0) ? convert<Element>(alpha * sum) : convert<Element>(alpha * sum + beta * convert<Scalar>(*x));
   }
 }
 

@@ -18,7 +18,7 @@ __global__ void __launch_bounds__(scale_threads) scale_c(Element* c, int64_t ldc
   for (int64_t col = blockIdx.y; col < n; col += gridDim.y) {
     for (int64_t row = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; row < m; row += int64_t(gridDim.x) * blockDim.x) {
       Element* x = c + row + col * ldc;
-      *x = beta == Scalar(0) ? convert<Element>(Scalar(0)) : convert<Element>(beta * Scalar(*x));
+      *x = beta == Scalar(0) ? convert<Element>(Scalar(0)) : convert<Element>(beta * convert<Scalar>(*x));
     }
   }
 }

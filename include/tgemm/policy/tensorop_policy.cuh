@@ -87,7 +87,7 @@ struct tensorop_policy {
                 "warp_shape::n must be a multiple of 16: ldmatrix reads B for two instruction tiles at once");
   static_assert(block_k % Instruction::k == 0, "block_shape::k must be a multiple of the instruction's k");
   /// Elements per 16-byte chunk of shared memory (and per cp.async).
-  static constexpr int chunk_elements = 16 / int(sizeof(Element));
+  static constexpr int chunk_elements = 16 / element_bytes<Element>;
   static_assert(detail::is_swizzle_row(block_m / chunk_elements) && detail::is_swizzle_row(block_n / chunk_elements) &&
                     detail::is_swizzle_row(block_k / chunk_elements),
                 "every block_shape extent must span 2, 4 or a multiple of 8 chunks of 16 bytes (the swizzled rows "
@@ -119,7 +119,7 @@ struct tensorop_policy {
   /// See thread_m.
   static constexpr int thread_n = 2 * warp_tiles_n;
   /// Elements per 16-byte copy of A or B: pointers and leading dimensions must be multiples of it.
-  static constexpr int vector_width = 16 / int(sizeof(Element));
+  static constexpr int vector_width = 16 / element_bytes<Element>;
   /// The epilogue writes element by element (a thread's two rows are 8 apart).
   static constexpr int store_width = 1;
   static_assert((block_m * block_k) % (threads * vector_width) == 0,
@@ -128,7 +128,7 @@ struct tensorop_policy {
                 "the B tile (block_n x block_k) must split evenly into 16-byte copies, one per thread per step");
 
   /// Shared memory one block needs: every stage holds an A slice and a B slice (swizzled, not padded).
-  static constexpr int shared_bytes = stages * block_k * (block_m + block_n) * int(sizeof(Element));
+  static constexpr int shared_bytes = stages * block_k * (block_m + block_n) * element_bytes<Element>;
   static_assert(shared_bytes <= 227 * 1024, "the policy needs more shared memory than any GPU gives a block (227 KiB)");
 
   /// A readable name such as "tensorop_bf16_b128x256x32_w64x64_i16x8x16_s4_c_bf16" ("tensorop_tf32x3_..." for
