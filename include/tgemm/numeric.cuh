@@ -167,7 +167,7 @@ template <class T>
 __host__ __device__ __forceinline__ T from_bits(std::uint16_t bits) {
   static_assert(sizeof(T) == 2, "a 16-bit element type is two bytes");
   T value;
-  std::memcpy(&value, &bits, sizeof bits);
+  std::memcpy(static_cast<void*>(&value), &bits, sizeof bits);  // void*: the 16-bit types' members are protected
   return value;
 }
 

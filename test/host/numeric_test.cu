@@ -28,7 +28,7 @@ uint16_t bits16(T x) {
 template <class T>
 T from_bits16(uint16_t bits) {
   T x;
-  std::memcpy(&x, &bits, sizeof bits);
+  std::memcpy(static_cast<void*>(&x), &bits, sizeof bits);
   return x;
 }
 

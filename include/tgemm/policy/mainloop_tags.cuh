@@ -30,4 +30,12 @@ struct tensorop_multistage {
   static constexpr int stages = Stages;
 };
 
+/// sm_90a: TMA copies into 128-byte-swizzled stages, a producer warpgroup and wgmma consumer warpgroups
+/// (kernel/gemm_tma_wgmma.cuh).
+template <int Stages>
+struct tma_wgmma_warp_specialized {
+  /// Shared-memory buffers of the k pipeline.
+  static constexpr int stages = Stages;
+};
+
 }  // namespace tgemm::mainloop

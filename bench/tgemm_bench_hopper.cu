@@ -1,0 +1,176 @@
+// The Hopper kernel (tgemm::experimental::gemm_tma_wgmma<P>, sm_90a) beside tgemm::gemm() (today's mma.sync
+// path) and cublasGemmEx, same process, same buffers, interleaved: C = A^T B with A a column-major k x m array and
+// B a column-major k x n array (cuBLAS's OP_T, OP_N), random normal inputs, C poisoned before the first call and
+// each result checked against cuBLAS's. Prints a markdown table: TFLOP/s (median of CUDA-event timings), the
+// ratio to cuBLAS and the percentage of the H200's 989 TFLOP/s dense 16-bit peak.
+// Usage: tgemm_bench_hopper [--reps N] [--quick]
+#include <tgemm/gemm.cuh>
+#include <tgemm/host/launch_tma_wgmma.cuh>
+#include <tgemm/policy/wgmma_policy.cuh>
+
+#include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "check_cublas.hpp"
+#include "check_cuda.hpp"
+#include "timing.hpp"
+
+namespace {
+
+constexpr double peak_16bit_tflops = 989.0;  // H100/H200 SXM dense bf16/fp16 with float accumulation
+
+template <class T>
+cudaDataType_t cuda_type() {
+  if constexpr (std::is_same<T, __nv_bfloat16>::value) return CUDA_R_16BF;
+  if constexpr (std::is_same<T, __half>::value) return CUDA_R_16F;
+  return CUDA_R_32F;
+}
+
+template <class T>
+const char* type_name() {
+  if constexpr (std::is_same<T, __nv_bfloat16>::value) return "bf16";
+  if constexpr (std::is_same<T, __half>::value) return "fp16";
+  return "f32";
+}
+
+template <class T>
+double to_double(T x) {
+  return double(tgemm::convert<float>(x));
+}
+
+struct shape {
+  int64_t m, n, k;
+};
+
+/// Times every policy of `Policies` on one shape; prints one row per policy.
+template <class T, class TC, class... Policies>
+void run_shape(cublasHandle_t handle, shape s, int reps) {
+  const int64_t m = s.m, n = s.n, k = s.k, lda = k, ldb = k, ldc = m;
+  std::mt19937 engine(unsigned(m * 31 + n * 7 + k));
+  std::normal_distribution<float> normal;
+  std::vector<T> a(size_t(lda * m)), b(size_t(ldb * n));
+  for (auto& x : a) x = tgemm::convert<T>(normal(engine));
+  for (auto& x : b) x = tgemm::convert<T>(normal(engine));
+  T *d_a = nullptr, *d_b = nullptr;
+  TC *d_c = nullptr, *d_ref = nullptr;
+  TGEMM_CHECK_CUDA(cudaMalloc(&d_a, a.size() * sizeof(T)));
+  TGEMM_CHECK_CUDA(cudaMalloc(&d_b, b.size() * sizeof(T)));
+  TGEMM_CHECK_CUDA(cudaMalloc(&d_c, size_t(ldc * n) * sizeof(TC)));
+  TGEMM_CHECK_CUDA(cudaMalloc(&d_ref, size_t(ldc * n) * sizeof(TC)));
+  TGEMM_CHECK_CUDA(cudaMemcpy(d_a, a.data(), a.size() * sizeof(T), cudaMemcpyHostToDevice));
+  TGEMM_CHECK_CUDA(cudaMemcpy(d_b, b.data(), b.size() * sizeof(T), cudaMemcpyHostToDevice));
+  const float alpha = 1.0f, beta = 0.0f;
+  const auto cublas = [&] {
+    TGEMM_CHECK_CUBLAS(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, int(m), int(n), int(k), &alpha, d_a,
+                                    cuda_type<T>(), int(lda), d_b, cuda_type<T>(), int(ldb), &beta, d_ref,
+                                    cuda_type<TC>(), int(ldc), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  };
+  const auto mma_sync = [&] {
+    if (tgemm::gemm(tgemm::layout::col_major, tgemm::op::transpose, tgemm::op::none, m, n, k, alpha, d_a, lda, d_b,
+                    ldb, beta, d_c, ldc) != tgemm::status::success) {
+      std::fprintf(stderr, "tgemm::gemm failed: %s\n", tgemm::last_error().message.c_str());
+      std::exit(1);
+    }
+  };
+  cublas();
+  TGEMM_CHECK_CUDA(cudaDeviceSynchronize());
+  std::vector<TC> ref(size_t(ldc * n)), got(ref.size());
+  TGEMM_CHECK_CUDA(cudaMemcpy(ref.data(), d_ref, ref.size() * sizeof(TC), cudaMemcpyDeviceToHost));
+  const double flops = 2.0 * double(m) * double(n) * double(k);
+  const auto tflops = [&](float ms) { return flops / (double(ms) * 1e9); };
+  const double budget = 200.0;
+  float t_cublas = tgemm::test::median_event_ms(cublas, reps, budget);
+  const float t_mma = tgemm::test::median_event_ms(mma_sync, reps, budget);
+  const auto row = [&](const std::string& name, float ms, double max_diff) {
+    std::printf("| %s -> %s | %lld x %lld x %lld | %s | %.1f | %.1f | %.3fx | %.1f %% | %.3g |\n", type_name<T>(),
+                type_name<TC>(), (long long)m, (long long)n, (long long)k, name.c_str(), tflops(ms), tflops(t_cublas),
+                double(t_cublas) / ms, 100.0 * tflops(ms) / peak_16bit_tflops, max_diff);
+    std::fflush(stdout);
+  };
+  const auto max_diff = [&] {
+    TGEMM_CHECK_CUDA(cudaMemcpy(got.data(), d_c, got.size() * sizeof(TC), cudaMemcpyDeviceToHost));
+    double worst = 0;
+    for (size_t i = 0; i < got.size(); ++i) {
+      const double d = std::fabs(to_double(got[i]) - to_double(ref[i]));
+      worst = std::isnan(d) ? INFINITY : std::max(worst, d);
+    }
+    return worst;
+  };
+  row("tgemm::gemm() (mma.sync)", t_mma, max_diff());
+  const auto one = [&](auto policy_tag) {
+    using P = decltype(policy_tag);
+    TGEMM_CHECK_CUDA(cudaMemset(d_c, 0xff, size_t(ldc * n) * sizeof(TC)));  // NaN poison
+    const auto hopper = [&] {
+      if (tgemm::experimental::gemm_tma_wgmma<P>(m, n, k, alpha, d_a, lda, d_b, ldb, beta, d_c, ldc) !=
+          tgemm::status::success) {
+        std::fprintf(stderr, "gemm_tma_wgmma failed: %s\n", tgemm::last_error().message.c_str());
+        std::exit(1);
+      }
+    };
+    hopper();
+    TGEMM_CHECK_CUDA(cudaDeviceSynchronize());
+    const double diff = max_diff();
+    // Interleaved with cuBLAS: the cuBLAS figure of the row is re-measured beside each policy.
+    t_cublas = tgemm::test::median_event_ms(cublas, reps, budget);
+    const float t = tgemm::test::median_event_ms(hopper, reps, budget);
+    row(P::name(), t, diff);
+  };
+  (one(Policies{}), ...);
+  TGEMM_CHECK_CUDA(cudaFree(d_a));
+  TGEMM_CHECK_CUDA(cudaFree(d_b));
+  TGEMM_CHECK_CUDA(cudaFree(d_c));
+  TGEMM_CHECK_CUDA(cudaFree(d_ref));
+}
+
+template <class T, class TC>
+using wide = tgemm::wgmma_policy<tgemm::block_shape<128, 256, 64>, 4, T, TC>;
+template <class T, class TC>
+using square = tgemm::wgmma_policy<tgemm::block_shape<128, 128, 64>, 5, T, TC>;
+template <class T, class TC>
+using strip = tgemm::wgmma_policy<tgemm::block_shape<64, 256, 64>, 5, T, TC>;
+
+template <class T, class TC>
+void run_type(cublasHandle_t handle, const std::vector<shape>& shapes, int reps) {
+  for (const shape& s : shapes) run_shape<T, TC, wide<T, TC>, square<T, TC>, strip<T, TC>>(handle, s, reps);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int reps = 15;
+  bool quick = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--reps" && i + 1 < argc) {
+      reps = std::atoi(argv[++i]);
+    } else if (arg == "--quick") {
+      quick = true;
+    } else {
+      std::fprintf(stderr, "usage: %s [--reps N] [--quick]\n", argv[0]);
+      return 2;
+    }
+  }
+  cublasHandle_t handle;
+  TGEMM_CHECK_CUBLAS(cublasCreate(&handle));
+  const std::vector<shape> shapes =
+      quick ? std::vector<shape>{{4096, 4096, 4096}}
+            : std::vector<shape>{{2048, 2048, 2048}, {4096, 4096, 4096}, {8192, 8192, 8192}, {4095, 4097, 4096},
+                                 {4096, 4096, 128},  {128, 4096, 4096}};
+  std::printf("| A, B -> C | m x n x k | kernel | TFLOP/s | cuBLAS | ratio | of peak | max |C - C_cuBLAS| |\n");
+  std::printf("|---|---|---|---:|---:|---:|---:|---:|\n");
+  run_type<__nv_bfloat16, __nv_bfloat16>(handle, shapes, reps);
+  run_type<__nv_bfloat16, float>(handle, shapes, reps);
+  run_type<__half, __half>(handle, quick ? shapes : std::vector<shape>{{4096, 4096, 4096}, {8192, 8192, 8192}}, reps);
+  TGEMM_CHECK_CUBLAS(cublasDestroy(handle));
+  return 0;
+}

@@ -1,0 +1,65 @@
+/// \file policy/wgmma_policy.cuh
+/// \brief tgemm::wgmma_policy: the Hopper (sm_90a) kernel's tile, pipeline depth and element types.
+///
+/// One block computes a block_m x block_n tile of C with block_m / 64 consumer warpgroups (each a 64-row strip,
+/// wgmma m64n{block_n}k16) and one producer warpgroup whose first thread issues the TMA copies; `stages` slices of
+/// block_k = 64 elements (one 128-byte swizzle row) of A and B are in flight. Operands are K-major.
+#pragma once
+
+#include <string>
+#include <type_traits>
+
+#include "../numeric.cuh"
+#include "mainloop_tags.cuh"
+#include "shapes.cuh"
+
+namespace tgemm {
+
+/// A Hopper tile: Block = block_shape<m, n, k>, `Stages` shared-memory slices, 16-bit Element (A and B),
+/// ElementC the same type or float; float accumulators and scalars.
+template <class Block, int Stages, class Element, class ElementC = Element>
+struct wgmma_policy {
+  using mainloop_tag = mainloop::tma_wgmma_warp_specialized<Stages>;  ///< The mainloop that runs this policy.
+  using element_a = Element;    ///< The element type of A.
+  using element_b = Element;    ///< The element type of B.
+  using element_c = ElementC;   ///< The element type of C.
+  using scalar_type = float;    ///< alpha and beta.
+  using accumulator_type = float;  ///< What the tensor cores add into.
+
+  static constexpr int block_m = Block::m;  ///< Rows of C per thread block.
+  static constexpr int block_n = Block::n;  ///< Columns of C per thread block (the wgmma's N).
+  static constexpr int block_k = Block::k;  ///< Depth of the k slice one stage holds.
+  static constexpr int stages = Stages;     ///< Shared-memory stages of the k pipeline.
+  static constexpr int minimum_arch = 900;  ///< sm_90, and the build must hold the sm_90a image.
+  /// Consumer warpgroups: one per 64 rows.
+  static constexpr int consumers = block_m / 64;
+  /// Threads per block: the consumers and one producer warpgroup.
+  static constexpr int threads = 128 * (consumers + 1);
+  /// Bytes of one stage: an A slice and a B slice.
+  static constexpr int stage_bytes = (block_m + block_n) * block_k * element_bytes<Element>;
+  /// Shared memory one block needs: the stages, 1024 bytes to align them to the swizzle pattern, the barriers.
+  static constexpr int shared_bytes = stages * stage_bytes + 1024 + 2 * stages * 8;
+  /// Elements per 16-byte TMA unit: leading dimensions must be multiples of it, pointers 16-byte aligned.
+  static constexpr int vector_width = 16 / element_bytes<Element>;
+
+  static_assert(std::is_same<Element, __half>::value || std::is_same<Element, __nv_bfloat16>::value,
+                "wgmma_policy multiplies __half or __nv_bfloat16 elements");
+  static_assert(std::is_same<ElementC, Element>::value || std::is_same<ElementC, float>::value,
+                "wgmma_policy writes C as the elements' type or as float");
+  static_assert(block_m == 64 || block_m == 128, "block_shape::m must be 64 or 128 (one or two consumer warpgroups)");
+  static_assert(block_n == 128 || block_n == 256, "block_shape::n must be 128 or 256 (the wgmma N tgemm wraps)");
+  static_assert(block_k * element_bytes<Element> == 128,
+                "block_shape::k must span one 128-byte swizzle row: 64 16-bit elements");
+  static_assert(stages >= 2 && stages <= 8, "wgmma_policy needs between 2 and 8 stages");
+  static_assert(shared_bytes <= 227 * 1024,
+                "the policy needs more shared memory than an H100/H200 block gets (227 KiB)");
+
+  /// A readable name such as "wgmma_bf16_b128x256x64_s4_c_f32".
+  static std::string name() {
+    return std::string("wgmma_") + element_traits<Element>::tag + "_b" + std::to_string(block_m) + "x" +
+           std::to_string(block_n) + "x" + std::to_string(block_k) + "_s" + std::to_string(stages) + "_c_" +
+           element_traits<ElementC>::tag;
+  }
+};
+
+}  // namespace tgemm
