@@ -173,6 +173,18 @@ __host__ __device__ __forceinline__ T from_bits(std::uint16_t bits) {
 
 }  // namespace detail
 
+/// +0 of an element type; for the 16-bit types made from its bits, so that it needs neither their conversion
+/// constructors (PyTorch's extensions build with -D__CUDA_NO_HALF_CONVERSIONS__, which removes them) nor an
+/// instruction.
+template <class T>
+__host__ __device__ __forceinline__ T zero() {
+  if constexpr (std::is_same<T, __half>::value || std::is_same<T, __nv_bfloat16>::value) {
+    return detail::from_bits<T>(0);
+  } else {
+    return T(0);
+  }
+}
+
 /// Converts between element, scalar and accumulator types: a plain conversion, rounded to nearest (even). A
 /// conversion to a 16-bit type goes through float (a double is rounded to float first); one from a 16-bit type is
 /// exact.

@@ -51,7 +51,8 @@ __device__ __forceinline__ void store_linear_combination(const basic_linear_comb
 #pragma unroll
         for (int w = 0; w < width; ++w) {
           if (row + w < m) {
-            column[row + w] = combine(acc[i + w][j], e.alpha, e.beta, read_c ? column[row + w] : ElementC(0), read_c);
+            column[row + w] =
+                combine(acc[i + w][j], e.alpha, e.beta, read_c ? column[row + w] : zero<ElementC>(), read_c);
           }
         }
       }

@@ -6,6 +6,8 @@
 
 #include <cstdint>
 
+#include "../numeric.cuh"
+
 namespace tgemm::kernel {
 
 /// Side of the square tile a packing block transposes through shared memory.
@@ -38,14 +40,14 @@ __global__ void __launch_bounds__(pack_tile * pack_rows)
         if (mn < extent_mn && k < extent_k) {
           dst[mn + k * ld_dst] = tile[threadIdx.x][r];
         } else if (mn < ld_dst && k < extent_k) {
-          dst[mn + k * ld_dst] = Element(0);
+          dst[mn + k * ld_dst] = zero<Element>();
         }
       }
       __syncthreads();
     } else {
       for (int r = threadIdx.y; r < pack_tile; r += blockDim.y) {
         const int64_t mn = mn0 + threadIdx.x, k = k0 + r;
-        if (mn < ld_dst && k < extent_k) dst[mn + k * ld_dst] = mn < extent_mn ? src[mn + k * ld] : Element(0);
+        if (mn < ld_dst && k < extent_k) dst[mn + k * ld_dst] = mn < extent_mn ? src[mn + k * ld] : zero<Element>();
       }
     }
   }
@@ -70,7 +72,7 @@ __global__ void __launch_bounds__(realign_threads)
     const Element* from = src + line * ld + first;
     alignas(16) Element values[Vector];
 #pragma unroll
-    for (int e = 0; e < Vector; ++e) values[e] = first + e < extent ? from[e] : Element(0);
+    for (int e = 0; e < Vector; ++e) values[e] = first + e < extent ? from[e] : zero<Element>();
     *reinterpret_cast<uint4*>(dst + line * ld_dst + first) = *reinterpret_cast<const uint4*>(values);
   }
 }

@@ -37,11 +37,11 @@ __global__ void __launch_bounds__(reduce_threads)
     for (; s + reduce_batch <= slices; s += reduce_batch) {
       Scalar batch[reduce_batch];
 #pragma unroll
-      for (int j = 0; j < reduce_batch; ++j) batch[j] = Scalar(p[(s + j) * slice_stride]);
+      for (int j = 0; j < reduce_batch; ++j) batch[j] = convert<Scalar>(p[(s + j) * slice_stride]);
 #pragma unroll
       for (int j = 0; j < reduce_batch; ++j) sum += batch[j];
     }
-    for (; s < slices; ++s) sum += Scalar(p[s * slice_stride]);
+    for (; s < slices; ++s) sum += convert<Scalar>(p[s * slice_stride]);
     Element* x = c + row + col * ldc;
     *x = beta == Scalar(0) ? convert<Element>(alpha * sum) : convert<Element>(alpha * sum + beta * convert<Scalar>(*x));
   }

@@ -87,7 +87,7 @@ struct tensor_tile_loader {
           // Read the valid elements one by one (no byte past the extent is addressed), zero the rest.
           alignas(16) Element values[chunk];
 #pragma unroll
-          for (int e = 0; e < chunk; ++e) values[e] = e < valid ? from[e] : convert<Element>(0.0f);
+          for (int e = 0; e < chunk; ++e) values[e] = e < valid ? from[e] : zero<Element>();
           *reinterpret_cast<uint4*>(to) = *reinterpret_cast<const uint4*>(values);
         }
       }
