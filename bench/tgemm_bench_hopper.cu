@@ -23,29 +23,20 @@
 
 #include "check_cublas.hpp"
 #include "check_cuda.hpp"
+#include "element_values.hpp"
 #include "timing.hpp"
 
 namespace {
 
 constexpr double peak_16bit_tflops = 989.0;  // H100/H200 SXM dense bf16/fp16 with float accumulation
 
-template <class T>
-cudaDataType_t cuda_type() {
-  if constexpr (std::is_same<T, __nv_bfloat16>::value) return CUDA_R_16BF;
-  if constexpr (std::is_same<T, __half>::value) return CUDA_R_16F;
-  return CUDA_R_32F;
-}
+using tgemm::test::cuda_type;
+using tgemm::test::to_double;
 
+/// The short name of an element type in the table ("bf16", "f16", "f32").
 template <class T>
 const char* type_name() {
-  if constexpr (std::is_same<T, __nv_bfloat16>::value) return "bf16";
-  if constexpr (std::is_same<T, __half>::value) return "fp16";
-  return "f32";
-}
-
-template <class T>
-double to_double(T x) {
-  return double(tgemm::convert<float>(x));
+  return tgemm::element_traits<T>::tag;
 }
 
 struct shape {

@@ -85,11 +85,7 @@ int64_t leading(layout order, op x, int64_t rows, int64_t cols) {
   return (order == layout::col_major) == (x == op::none) ? rows : cols;
 }
 
-template <class T> cudaDataType cuda_type();
-template <> cudaDataType cuda_type<__half>() { return CUDA_R_16F; }
-template <> cudaDataType cuda_type<__nv_bfloat16>() { return CUDA_R_16BF; }
-template <> cudaDataType cuda_type<float>() { return CUDA_R_32F; }
-template <> cudaDataType cuda_type<double>() { return CUDA_R_64F; }
+using tgemm::test::cuda_type;
 
 float to_float(__half x) { return __half2float(x); }
 float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }

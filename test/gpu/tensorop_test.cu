@@ -247,14 +247,7 @@ __global__ void count_conversion_mismatches(const uint32_t* patterns, int count,
 TEST_CASE("convert on the device: bit for bit as CUDA's conversion intrinsics", "[tensorop][numeric]") {
   // Every sign and exponent with the mantissa endings that decide rounding (ties, one either side), as the host
   // test (test/host/numeric_test.cu) checks the host side.
-  std::vector<uint32_t> patterns;
-  for (uint32_t high = 0; high < 0x10000u; ++high) {
-    for (uint32_t k = 0; k < 16; ++k) {
-      patterns.push_back(high << 16 | k << 12);
-      patterns.push_back(high << 16 | ((k << 12) + 1));
-      patterns.push_back(high << 16 | (((k << 12) - 1) & 0xffffu));
-    }
-  }
+  const std::vector<uint32_t> patterns = tgemm::test::rounding_patterns();
   uint32_t* d_patterns = nullptr;
   unsigned long long* d_mismatches = nullptr;
   TGEMM_CUDA_REQUIRE(cudaMalloc(&d_patterns, patterns.size() * sizeof(uint32_t)));

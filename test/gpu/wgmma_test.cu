@@ -46,11 +46,10 @@ double output_unit() {
 }
 
 bool is_sm90() {
-  int device = 0, major = 0, minor = 0;
-  if (cudaGetDevice(&device) != cudaSuccess) return false;
-  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
-  cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
-  return major == 9 && minor == 0;
+  int device = 0, arch = 0;
+  TGEMM_CUDA_REQUIRE(cudaGetDevice(&device));
+  TGEMM_CUDA_REQUIRE(tgemm::detail::read_compute_capability(device, arch));
+  return arch == 900;
 }
 
 /// One call: random A (k x m, column-major, used transposed), B (k x n), C (m x n, NaN-filled when beta = 0),

@@ -4,6 +4,7 @@
 // device side of convert is one cvt instruction, the one CUDA's intrinsics use; test/gpu/tensorop_test.cu
 // compares it on the GPU.
 #include "catch.hpp"
+#include "element_values.hpp"
 
 #include <tgemm/numeric.cuh>
 
@@ -13,47 +14,22 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <random>
 #include <vector>
 
 namespace {
 
+using tgemm::detail::float_of_bits;
+
+/// The 16-bit element with these bits.
+template <class T>
+T from_bits16(uint32_t bits) {
+  return tgemm::detail::from_bits<T>(uint16_t(bits));
+}
+
+/// A 16-bit element's bits.
 template <class T>
 uint16_t bits16(T x) {
-  uint16_t bits;
-  std::memcpy(&bits, &x, sizeof bits);
-  return bits;
-}
-
-template <class T>
-T from_bits16(uint16_t bits) {
-  T x;
-  std::memcpy(static_cast<void*>(&x), &bits, sizeof bits);
-  return x;
-}
-
-float float_of(uint32_t bits) {
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
-
-/// Every sign and exponent with the low mantissa bits that decide rounding to 16 bits: each multiple of 2^12 with
-/// 0, +1 and -1 (ties for binary16's 13 dropped bits and for the subnormals' 14-24, one ulp either side), plus
-/// random low halves.
-std::vector<uint32_t> float_patterns() {
-  std::vector<uint32_t> patterns;
-  std::mt19937 random(20261130);
-  for (uint32_t high = 0; high < 0x10000u; ++high) {
-    for (uint32_t k = 0; k < 16; ++k) {
-      const uint32_t low = k << 12;
-      patterns.push_back(high << 16 | low);
-      patterns.push_back(high << 16 | (low + 1));
-      patterns.push_back(high << 16 | ((low - 1) & 0xffffu));
-    }
-    for (int r = 0; r < 4; ++r) patterns.push_back(high << 16 | (random() & 0xffffu));
-  }
-  return patterns;
+  return uint16_t(tgemm::test::bits_of(x));
 }
 
 }  // namespace
@@ -79,11 +55,11 @@ TEST_CASE("convert: every binary16 and bfloat16 value widens to float exactly", 
 }
 
 TEST_CASE("convert: float rounds to binary16 and bfloat16 to nearest even, bit for bit as CUDA", "[numeric]") {
-  const std::vector<uint32_t> patterns = float_patterns();
+  const std::vector<uint32_t> patterns = tgemm::test::rounding_patterns();
   REQUIRE(patterns.size() > 3'000'000);
   int mismatches = 0;
   for (uint32_t pattern : patterns) {
-    const float x = float_of(pattern);
+    const float x = float_of_bits(pattern);
     const uint16_t h_ours = bits16(tgemm::convert<__half>(x)), h_cuda = bits16(__float2half_rn(x));
     const uint16_t b_ours = bits16(tgemm::convert<__nv_bfloat16>(x)), b_cuda = bits16(__float2bfloat16_rn(x));
     if (h_ours != h_cuda || b_ours != b_cuda) {

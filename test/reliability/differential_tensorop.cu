@@ -47,6 +47,7 @@
 // (a subset of the types), --small (sizes up to 64: for compute-sanitizer), --no-cublas (float64 reference only),
 // --verbose, --self-test (the harness on the host, no GPU), --list. No Catch2: the exit status is 0 when every case
 // passed and 1 otherwise (or without a GPU), and the last line reads "N passed, N failed".
+#include "check_cublas.hpp"
 #include "check_cuda.hpp"
 #include "element_values.hpp"
 #include "random.hpp"
@@ -514,24 +515,7 @@ class device_array {
   size_t capacity_ = 0;
 };
 
-template <class T>
-cudaDataType cuda_type();
-template <>
-cudaDataType cuda_type<__half>() {
-  return CUDA_R_16F;
-}
-template <>
-cudaDataType cuda_type<__nv_bfloat16>() {
-  return CUDA_R_16BF;
-}
-template <>
-cudaDataType cuda_type<float>() {
-  return CUDA_R_32F;
-}
-template <>
-cudaDataType cuda_type<double>() {
-  return CUDA_R_64F;
-}
+using tgemm::test::cuda_type;
 
 /// The case on cuBLAS. A row-major C is the column-major C^T = op(B)^T op(A)^T: the operands swap places and
 /// keep their operations (a row-major X read column-major is X^T).

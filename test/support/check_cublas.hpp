@@ -1,10 +1,15 @@
-// The one cuBLAS-check helper of tgemm's benchmarks (the companion of check_cuda.hpp, for programs that call cuBLAS).
+// The cuBLAS helpers of tgemm's benchmarks and differential tests (the companion of check_cuda.hpp, for programs
+// that call cuBLAS): the call check, and the cudaDataType of each element type for cublasGemmEx.
 #pragma once
 
 #include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <library_types.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <type_traits>
 
 namespace tgemm::test {
 
@@ -13,6 +18,18 @@ inline void check_cublas(cublasStatus_t status, const char* call, const char* fi
   if (status == CUBLAS_STATUS_SUCCESS) return;
   std::fprintf(stderr, "%s:%d: %s failed: cuBLAS status %d\n", file, line, call, int(status));
   std::exit(2);
+}
+
+/// cublasGemmEx's name for an element type (__half, __nv_bfloat16, float or double).
+template <class T>
+cudaDataType cuda_type() {
+  if constexpr (std::is_same<T, __half>::value) return CUDA_R_16F;
+  if constexpr (std::is_same<T, __nv_bfloat16>::value) return CUDA_R_16BF;
+  if constexpr (std::is_same<T, double>::value) return CUDA_R_64F;
+  static_assert(std::is_same<T, __half>::value || std::is_same<T, __nv_bfloat16>::value ||
+                    std::is_same<T, float>::value || std::is_same<T, double>::value,
+                "cuda_type<T>: T is __half, __nv_bfloat16, float or double");
+  return CUDA_R_32F;
 }
 
 }  // namespace tgemm::test

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <vector>
 
 namespace tgemm::test {
 
@@ -68,6 +69,23 @@ T sentinel() {
     std::memcpy(&x, &bits, sizeof x);
     return x;
   }
+}
+
+/// Float bit patterns that decide rounding to the 16-bit types: every sign and exponent (the high 16 bits) with the
+/// low bits at each multiple of 2^12 and one either side (the ties of binary16's 13 dropped bits and of its
+/// subnormals' 14-24, and their neighbours). 3.1 million patterns.
+inline std::vector<uint32_t> rounding_patterns() {
+  std::vector<uint32_t> patterns;
+  patterns.reserve(size_t(0x10000) * 48);
+  for (uint32_t high = 0; high < 0x10000u; ++high) {
+    for (uint32_t k = 0; k < 16; ++k) {
+      const uint32_t low = k << 12;
+      patterns.push_back(high << 16 | low);
+      patterns.push_back(high << 16 | (low + 1));
+      patterns.push_back(high << 16 | ((low - 1) & 0xffffu));
+    }
+  }
+  return patterns;
 }
 
 }  // namespace tgemm::test

@@ -16,6 +16,8 @@
 
 #include "../kernel/gemm_tma_wgmma.cuh"
 #include "../status.cuh"
+#include "../types.cuh"
+#include "arguments.cuh"
 #include "cuda_status.cuh"
 #include "device_scope.cuh"
 #include "launcher.cuh"
@@ -62,39 +64,25 @@ template <class Policy>
 status gemm_tma_wgmma(int64_t m, int64_t n, int64_t k, float alpha, const typename Policy::element_a* A, int64_t lda,
                       const typename Policy::element_b* B, int64_t ldb, float beta, typename Policy::element_c* C,
                       int64_t ldc, cudaStream_t stream = nullptr) {
+  // The checks of gemm() itself (A used transposed, column-major), then what TMA adds: 32-bit coordinates, and
+  // 16-byte aligned operands with leading dimensions a multiple of 16 bytes (Policy::vector_width elements).
+  detail::canonical_call<detail::types_of<Policy>> call;
+  if (status s = detail::check_arguments(layout::col_major, op::transpose, op::none, m, n, k, alpha, A, lda, B, ldb,
+                                         beta, C, ldc, call);
+      s != status::success) {
+    return s;
+  }
   constexpr int64_t limit = std::numeric_limits<int>::max();
-  if (m < 0 || n < 0 || k < 0 || m > limit || n > limit || k > limit) {
+  if (m > limit || n > limit || k > limit) {
     return detail::fail(status::invalid_dimension, cudaSuccess,
-                        "m = %lld, n = %lld, k = %lld: the Hopper kernel takes extents between 0 and 2^31 - 1",
-                        (long long)m, (long long)n, (long long)k);
+                        "m = %lld, n = %lld, k = %lld: the Hopper kernel takes extents below 2^31", (long long)m,
+                        (long long)n, (long long)k);
   }
-  const int64_t k_lines = k > 1 ? k : 1;
-  if (lda < k_lines) {
-    return detail::fail(status::invalid_leading_dimension, cudaSuccess, "lda = %lld < k", (long long)lda);
+  if (call.empty) return status::success;
+  if (status s = detail::check_alignment(call, Policy::vector_width, Policy::name().c_str()); s != status::success) {
+    return s;
   }
-  if (ldb < k_lines) {
-    return detail::fail(status::invalid_leading_dimension, cudaSuccess, "ldb = %lld < k", (long long)ldb);
-  }
-  if (ldc < (m > 1 ? m : 1)) {
-    return detail::fail(status::invalid_leading_dimension, cudaSuccess, "ldc = %lld < m", (long long)ldc);
-  }
-  if (m == 0 || n == 0) return status::success;
-  const bool reads_operands = k > 0 && alpha != 0.0f;
-  if (C == nullptr) return detail::fail(status::null_pointer, cudaSuccess, "C is a null pointer");
-  if (reads_operands && (A == nullptr || B == nullptr)) {
-    return detail::fail(status::null_pointer, cudaSuccess, "%s is a null pointer", A == nullptr ? "A" : "B");
-  }
-  if (reads_operands) {
-    const auto misaligned = [](const void* p, int64_t ld) {
-      return reinterpret_cast<uintptr_t>(p) % 16 != 0 || ld % Policy::vector_width != 0;
-    };
-    if (misaligned(A, lda) || misaligned(B, ldb)) {
-      return detail::fail(status::misaligned_operand, cudaSuccess,
-                          "%s: TMA needs a 16-byte aligned pointer and a leading dimension that is a multiple of "
-                          "%d elements",
-                          misaligned(A, lda) ? "A" : "B", Policy::vector_width);
-    }
-  }
+  const bool reads_operands = call.reads_operands;
 
   detail::device_scope scope(stream);
   if (scope.state() != status::success) return scope.state();
