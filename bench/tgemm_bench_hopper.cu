@@ -1,9 +1,9 @@
-// The Hopper kernel (tgemm::experimental::gemm_tma_wgmma<P>, sm_90a) beside tgemm::gemm() (today's mma.sync
-// path) and cublasGemmEx, same process, same buffers, interleaved: C = A^T B with A a column-major k x m array and
+// The Hopper kernel (tgemm::experimental::gemm_tma_wgmma<P>, sm_90a; its grid and tile order variants through
+// tgemm::detail::wgmma_kernels) beside tgemm::gemm() and cublasGemmEx, same process, same buffers, interleaved: C = A^T B with A a column-major k x m array and
 // B a column-major k x n array (cuBLAS's OP_T, OP_N), random normal inputs, C poisoned before the first call and
 // each result checked against cuBLAS's. Prints a markdown table: TFLOP/s (median of CUDA-event timings), the
 // ratio to cuBLAS and the percentage of the H200's 989 TFLOP/s dense 16-bit peak.
-// Usage: tgemm_bench_hopper [--reps N] [--quick]
+// Usage: tgemm_bench_hopper [--reps N] [--quick]   (--quick: 4096^3 and 8192^3 only)
 #include <tgemm/gemm.cuh>
 #include <tgemm/host/launch_tma_wgmma.cuh>
 #include <tgemm/policy/wgmma_policy.cuh>
@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <random>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -97,26 +98,52 @@ void run_shape(cublasHandle_t handle, shape s, int reps) {
     }
     return worst;
   };
-  row("tgemm::gemm() (mma.sync)", t_mma, max_diff());
-  const auto one = [&](auto policy_tag) {
-    using P = decltype(policy_tag);
+  row("tgemm::gemm()", t_mma, max_diff());
+  // One row: `launch` computes C; poisoned first, checked against cuBLAS, timed interleaved with cuBLAS.
+  const auto one = [&](const std::string& name, const auto& launch) {
     TGEMM_CHECK_CUDA(cudaMemset(d_c, 0xff, size_t(ldc * n) * sizeof(TC)));  // NaN poison
-    const auto hopper = [&] {
-      if (tgemm::experimental::gemm_tma_wgmma<P>(m, n, k, alpha, d_a, lda, d_b, ldb, beta, d_c, ldc) !=
-          tgemm::status::success) {
-        std::fprintf(stderr, "gemm_tma_wgmma failed: %s\n", tgemm::last_error().message.c_str());
+    const auto checked = [&] {
+      if (launch() != tgemm::status::success) {
+        std::fprintf(stderr, "%s failed: %s\n", name.c_str(), tgemm::last_error().message.c_str());
         std::exit(1);
       }
     };
-    hopper();
+    checked();
     TGEMM_CHECK_CUDA(cudaDeviceSynchronize());
     const double diff = max_diff();
-    // Interleaved with cuBLAS: the cuBLAS figure of the row is re-measured beside each policy.
+    // Interleaved with cuBLAS: the cuBLAS figure of the row is re-measured beside each kernel.
     t_cublas = tgemm::test::median_event_ms(cublas, reps, budget);
-    const float t = tgemm::test::median_event_ms(hopper, reps, budget);
-    row(P::name(), t, diff);
+    const float t = tgemm::test::median_event_ms(checked, reps, budget);
+    row(name, t, diff);
   };
-  (one(Policies{}), ...);
+  const auto policy = [&](auto policy_tag) {
+    using P = decltype(policy_tag);
+    one(P::name(), [&] {
+      return tgemm::experimental::gemm_tma_wgmma<P>(tgemm::layout::col_major, tgemm::op::transpose, tgemm::op::none,
+                                                    m, n, k, alpha, d_a, lda, d_b, ldb, beta, d_c, ldc);
+    });
+  };
+  (policy(Policies{}), ...);
+  // The first policy's grid and tile order: one block per tile or persistent blocks, groups of tile rows.
+  using first = std::tuple_element_t<0, std::tuple<Policies...>>;
+  using kernels = tgemm::detail::wgmma_kernels<first>;
+  int device = 0, sms = 0;
+  TGEMM_CHECK_CUDA(cudaGetDevice(&device));
+  TGEMM_CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  if (kernels::prepare(tgemm::op::transpose, tgemm::op::none, device) != tgemm::status::success) std::exit(1);
+  const int tiles_m = int(kernels::tiles_m(m));
+  const struct {
+    const char* name;
+    int blocks, group;
+  } variants[] = {{"one block per tile, column order", 0, tiles_m}, {"one block per tile, groups of 16", 0, 16},
+                  {"persistent, column order", sms, tiles_m},       {"persistent, groups of 8", sms, 8},
+                  {"persistent, groups of 16", sms, 16},            {"persistent, groups of 32", sms, 32}};
+  for (const auto& v : variants) {
+    one(first::name() + ", " + v.name, [&] {
+      return kernels::launch(tgemm::op::transpose, tgemm::op::none, m, n, k, alpha, d_a, lda, d_b, ldb, beta, d_c, ldc,
+                             v.blocks, v.group, nullptr, device);
+    });
+  }
   TGEMM_CHECK_CUDA(cudaFree(d_a));
   TGEMM_CHECK_CUDA(cudaFree(d_b));
   TGEMM_CHECK_CUDA(cudaFree(d_c));
@@ -154,7 +181,7 @@ int main(int argc, char** argv) {
   cublasHandle_t handle;
   TGEMM_CHECK_CUBLAS(cublasCreate(&handle));
   const std::vector<shape> shapes =
-      quick ? std::vector<shape>{{4096, 4096, 4096}}
+      quick ? std::vector<shape>{{4096, 4096, 4096}, {8192, 8192, 8192}}
             : std::vector<shape>{{2048, 2048, 2048}, {4096, 4096, 4096}, {8192, 8192, 8192}, {4095, 4097, 4096},
                                  {4096, 4096, 128},  {128, 4096, 4096}};
   std::printf("| A, B -> C | m x n x k | kernel | TFLOP/s | cuBLAS | ratio | of peak | max |C - C_cuBLAS| |\n");

@@ -1,7 +1,9 @@
-// The Hopper kernel (TMA, mbarrier ring, warp-specialised wgmma) through tgemm::experimental::gemm_tma_wgmma<P>:
-// every policy and element combination against the float64 host loop on the same (rounded) inputs, ragged tile
-// edges, k = 0 and 1, alpha and beta edge values, beta = 0 on a NaN-filled C, and arguments it must refuse.
-// On a GPU that is not sm_90 the call must say unsupported_device, and the test checks that instead.
+// The Hopper kernel (TMA, mbarrier ring, warp-specialised wgmma), through tgemm::experimental::gemm_tma_wgmma<P>
+// (every policy and element combination, every op pair in both storage orders) and through tgemm::gemm() (large
+// problems on sm_90a take it: the recorded plan says so), against the float64 host loop on the same (rounded)
+// inputs: ragged tile edges, k = 0 and 1, alpha and beta edge values, beta = 0 on a NaN-filled C, a misaligned
+// operand (realigned first), and arguments it must refuse. On a GPU that is not sm_90 the experimental entry must
+// say unsupported_device, and the test checks that instead.
 #include <tgemm/gemm.cuh>
 #include <tgemm/host/launch_tma_wgmma.cuh>
 #include <tgemm/policy/wgmma_policy.cuh>
@@ -52,18 +54,28 @@ bool is_sm90() {
   return arch == 900;
 }
 
-/// One call: random A (k x m, column-major, used transposed), B (k x n), C (m x n, NaN-filled when beta = 0),
-/// checked element by element against the float64 product of the rounded inputs.
-template <class P>
-void check_call(int64_t m, int64_t n, int64_t k, float alpha, float beta) {
-  using T = typename P::element_a;
-  using TC = typename P::element_c;
-  const int64_t lda = (k + 7) / 8 * 8 + 8, ldb = (k + 7) / 8 * 8 + 16, ldc = m + 3;
-  std::vector<T> a(size_t(lda * m)), b(size_t(ldb * n));
-  std::vector<float> a_float(a.size()), b_float(b.size()), c_float(size_t(ldc * n));
-  const std::vector<float> ra = tgemm::test::random_values(int64_t(a.size()));
-  const std::vector<float> rb = tgemm::test::random_values(int64_t(b.size()));
-  const std::vector<float> rc = tgemm::test::random_values(int64_t(c_float.size()));
+/// Leading dimension: the smallest valid one rounded up to 8 elements (16 bytes, what TMA needs), plus `pad`.
+int64_t aligned_ld(layout order, op operation, int64_t rows, int64_t cols, int64_t pad) {
+  return (tgemm::test::min_ld(order, operation, rows, cols) + 7) / 8 * 8 + pad;
+}
+
+/// One call of C = alpha op(A) op(B) + beta C through `call` (the experimental entry or tgemm::gemm()): random A,
+/// B, C (NaN-filled when beta = 0, sentinels in the padding), checked element by element against the float64
+/// product of the rounded inputs. `offset_a` shifts A by that many elements (1: misaligned for TMA). Returns false
+/// when the GPU is not sm_90 and the entry said unsupported_device.
+template <class T, class TC, class Call>
+bool check_call(const Call& call, layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, float alpha,
+                float beta, int64_t offset_a = 0) {
+  const int64_t lda = aligned_ld(order, op_a, m, k, 8), ldb = aligned_ld(order, op_b, k, n, 16);
+  const int64_t ldc = tgemm::test::min_ld(order, op::none, m, n) + 3;
+  const int64_t a_count = tgemm::test::stored_elements(order, op_a, m, k, lda) + offset_a;
+  const int64_t b_count = tgemm::test::stored_elements(order, op_b, k, n, ldb);
+  const int64_t c_count = tgemm::test::stored_elements(order, op::none, m, n, ldc);
+  std::vector<T> a(static_cast<size_t>(a_count)), b(static_cast<size_t>(b_count));
+  std::vector<float> a_float(a.size()), b_float(b.size()), c_float(static_cast<size_t>(c_count));
+  const std::vector<float> ra = tgemm::test::random_values(a_count);
+  const std::vector<float> rb = tgemm::test::random_values(b_count);
+  const std::vector<float> rc = tgemm::test::random_values(c_count);
   for (size_t i = 0; i < a.size(); ++i) {
     a[i] = tgemm::test::from_float<T>(ra[i]);
     a_float[i] = float(tgemm::test::to_double(a[i]));
@@ -72,63 +84,162 @@ void check_call(int64_t m, int64_t n, int64_t k, float alpha, float beta) {
     b[i] = tgemm::test::from_float<T>(rb[i]);
     b_float[i] = float(tgemm::test::to_double(b[i]));
   }
+  const int64_t inner = order == layout::col_major ? m : n;  // C's contiguous extent; the rest of ldc is padding
   std::vector<TC> c(c_float.size());
   for (size_t i = 0; i < c.size(); ++i) {
-    c[i] = beta == 0.0f ? tgemm::test::sentinel<TC>() : tgemm::test::from_float<TC>(rc[i]);
-    c_float[i] = beta == 0.0f ? 0.0f : float(tgemm::test::to_double(c[i]));
+    const bool padding = int64_t(i) % ldc >= inner;
+    c[i] = padding || beta == 0.0f ? tgemm::test::sentinel<TC>() : tgemm::test::from_float<TC>(rc[i]);
+    c_float[i] = padding || beta == 0.0f ? 0.0f : float(tgemm::test::to_double(c[i]));
   }
   device_buffer<T> d_a(a.size()), d_b(b.size());
   device_buffer<TC> d_c(c.size());
   d_a.upload(a);
   d_b.upload(b);
   d_c.upload(c);
-  INFO(P::name() << ": m = " << m << ", n = " << n << ", k = " << k << ", alpha = " << alpha << ", beta = " << beta);
-  const status s = tgemm::experimental::gemm_tma_wgmma<P>(m, n, k, alpha, d_a.get(), lda, d_b.get(), ldb, beta,
-                                                           d_c.get(), ldc);
-  if (!is_sm90()) {
-    REQUIRE(s == status::unsupported_device);
-    return;
-  }
+  INFO(tgemm::element_traits<T>::name << " -> " << tgemm::element_traits<TC>::name << " " << to_string(order) << " "
+                                      << to_string(op_a) << "/" << to_string(op_b) << ": m = " << m << ", n = " << n
+                                      << ", k = " << k << ", alpha = " << alpha << ", beta = " << beta
+                                      << ", offset_a = " << offset_a);
+  const status s = call(order, op_a, op_b, m, n, k, alpha, d_a.get() + offset_a, lda, d_b.get(), ldb, beta, d_c.get(),
+                        ldc);
+  if (s == status::unsupported_device && !is_sm90()) return false;
   INFO(tgemm::last_error().message);
   REQUIRE(s == status::success);
   TGEMM_CUDA_REQUIRE(cudaDeviceSynchronize());
   const std::vector<TC> result = d_c.download();
-  const tgemm::test::reference_result ref =
-      tgemm::test::reference_gemm(layout::col_major, op::transpose, op::none, m, n, k, alpha, a_float.data(), lda,
-                                  b_float.data(), ldb, beta, c_float.data(), ldc);
+  const tgemm::test::reference_result ref = tgemm::test::reference_gemm(
+      order, op_a, op_b, m, n, k, alpha, a_float.data() + offset_a, lda, b_float.data(), ldb, beta, c_float.data(), ldc);
   const double factor = tgemm::test::error_factor(k), unit = output_unit<TC>();
   int64_t bad = 0;
+  for (int64_t i = 0; i < c_count; ++i) {
+    if (i % ldc >= inner && !tgemm::test::same_bits(result[size_t(i)], c[size_t(i)]) && ++bad <= 5) {
+      FAIL_CHECK("padding element " << i << " of C changed");
+    }
+  }
   for (int64_t j = 0; j < n; ++j) {
-    for (int64_t i = 0; i < ldc; ++i) {
-      const TC got = result[size_t(i + j * ldc)];
-      if (i >= m) {  // the padding rows of C stay as they were
-        if (!tgemm::test::same_bits(got, c[size_t(i + j * ldc)]) && ++bad <= 5) {
-          FAIL_CHECK("padding (" << i << ", " << j << ") changed");
-        }
-        continue;
-      }
+    for (int64_t i = 0; i < m; ++i) {
       const double expected = ref.value[size_t(i + j * m)];
       const double bound = factor * ref.magnitude[size_t(i + j * m)] + unit * std::fabs(expected);
-      const double value = tgemm::test::to_double(got);
+      const double value = tgemm::test::to_double(result[size_t(tgemm::test::index_of(order, i, j, ldc))]);
       if (!(std::fabs(value - expected) <= bound) && ++bad <= 5) {
         FAIL_CHECK("C(" << i << ", " << j << ") = " << value << ", expected " << expected << " within " << bound);
       }
     }
   }
   CHECK(bad == 0);
+  return true;
 }
+
+/// The experimental entry with policy P, as a callable of tgemm::gemm()'s arguments.
+template <class P>
+struct fixed_policy {
+  template <class... Arguments>
+  status operator()(Arguments... arguments) const {
+    return tgemm::experimental::gemm_tma_wgmma<P>(arguments...);
+  }
+};
+
+/// The kernels of policy P on a column-major call with only `Blocks` persistent blocks and tile groups of two
+/// rows: every block walks several tiles, so the stage ring's phases carry over from one tile to the next.
+template <class P, int Blocks>
+struct few_blocks {
+  status operator()(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, float alpha,
+                    const typename P::element_a* a, int64_t lda, const typename P::element_b* b, int64_t ldb,
+                    float beta, typename P::element_c* c, int64_t ldc) const {
+    REQUIRE(order == layout::col_major);
+    if (!is_sm90()) return status::unsupported_device;
+    int device = 0;
+    TGEMM_CUDA_REQUIRE(cudaGetDevice(&device));
+    using kernels = tgemm::detail::wgmma_kernels<P>;
+    REQUIRE(kernels::prepare(op_a, op_b, device) == status::success);
+    return kernels::launch(op_a, op_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, Blocks, 2, nullptr, device);
+  }
+};
+
+/// tgemm::gemm() as a callable.
+struct dispatched {
+  template <class... Arguments>
+  status operator()(Arguments... arguments) const {
+    return tgemm::gemm(arguments...);
+  }
+};
+
+const op op_pairs[4][2] = {{op::none, op::none}, {op::none, op::transpose}, {op::transpose, op::none},
+                           {op::transpose, op::transpose}};
 
 }  // namespace
 
-TEMPLATE_LIST_TEST_CASE("Hopper kernel: K-major products, tile edges, alpha and beta", "[wgmma]", policies) {
-  const int64_t shapes[][3] = {{128, 256, 64},  {1, 1, 1},     {129, 257, 72}, {300, 513, 1000},
-                               {1000, 64, 8},   {64, 1000, 200}, {200, 300, 0}};
-  for (const auto& shape : shapes) {
-    check_call<TestType>(shape[0], shape[1], shape[2], 1.0f, 0.0f);
+TEMPLATE_LIST_TEST_CASE("Hopper kernel: every layout, tile edges, alpha and beta", "[wgmma]", policies) {
+  using T = typename TestType::element_a;
+  using TC = typename TestType::element_c;
+  const fixed_policy<TestType> call;
+  const int64_t shapes[][3] = {{128, 256, 64}, {1, 1, 1}, {129, 257, 72}, {300, 513, 1000}, {1000, 64, 8},
+                               {64, 1000, 200}, {200, 300, 0}};
+  // Every op pair in both storage orders: K-major and MN-major tiles of A and B in all four combinations.
+  for (const layout order : {layout::col_major, layout::row_major}) {
+    for (const auto& ops : op_pairs) {
+      for (const auto& shape : shapes) {
+        if (!check_call<T, TC>(call, order, ops[0], ops[1], shape[0], shape[1], shape[2], 1.0f, 0.0f)) return;
+      }
+      check_call<T, TC>(call, order, ops[0], ops[1], 257, 129, 136, -1.5f, 0.75f);  // beta != 0 reads C
+    }
   }
-  check_call<TestType>(257, 129, 136, -1.5f, 0.75f);  // beta != 0 reads C
-  check_call<TestType>(130, 260, 64, 0.0f, 2.0f);    // alpha = 0: C = beta C, A and B not read
-  check_call<TestType>(130, 260, 64, 0.5f, 1.0f);
+  check_call<T, TC>(call, layout::col_major, op::transpose, op::none, 130, 260, 64, 0.0f, 2.0f);  // A, B not read
+  check_call<T, TC>(call, layout::col_major, op::none, op::transpose, 130, 260, 64, 0.5f, 1.0f);
+  // More tiles than an H200 has multiprocessors (12 x 12 of 128 x 256): persistent blocks take two tiles each;
+  // k = 330 is 6 slices, so a block's second tile starts in the middle of the stage ring's phases.
+  for (const auto& ops : op_pairs) {
+    check_call<T, TC>(call, layout::col_major, ops[0], ops[1], 1500, 3000, 330, 1.0f, 0.0f);
+  }
+}
+
+TEMPLATE_LIST_TEST_CASE("Hopper kernel: persistent blocks walk several tiles each", "[wgmma][sanitize]", policies) {
+  // Small enough for every compute-sanitizer tool (scripts/sanitize.sh): 3 blocks over a 3 x 4 (or more) grid of
+  // tiles in groups of two tile rows, ragged edges, k not a multiple of the slice, beta = 0 on a NaN C (initcheck:
+  // C is not read) and beta != 0.
+  using T = typename TestType::element_a;
+  using TC = typename TestType::element_c;
+  const few_blocks<TestType, 3> call;
+  for (const auto& ops : op_pairs) {
+    if (!check_call<T, TC>(call, layout::col_major, ops[0], ops[1], 300, 700, 200, 1.0f, 0.0f)) return;
+    check_call<T, TC>(call, layout::col_major, ops[0], ops[1], 257, 513, 72, -0.5f, 0.5f);
+  }
+}
+
+using dispatched_types = std::tuple<std::pair<__nv_bfloat16, __nv_bfloat16>, std::pair<__nv_bfloat16, float>,
+                                    std::pair<__half, __half>, std::pair<__half, float>>;
+
+TEMPLATE_LIST_TEST_CASE("gemm() on sm_90a: large problems take the Hopper kernel in every layout", "[wgmma]",
+                        dispatched_types) {
+  using T = typename TestType::first_type;
+  using TC = typename TestType::second_type;
+  // 1100 x 2100: 9 x 9 tiles of 128 x 256, enough to fill more than half of an H200 (wgmma_min_wave); ragged
+  // edges on both sides.
+  const int64_t m = 1100, n = 2100, k = 200;
+  for (const layout order : {layout::col_major, layout::row_major}) {
+    for (const auto& ops : op_pairs) {
+      tgemm::detail::record_plans plans;
+      check_call<T, TC>(dispatched{}, order, ops[0], ops[1], m, n, k, 1.25f, order == layout::row_major ? 0.5f : 0.0f);
+      REQUIRE(plans.calls() == 1);
+      if (is_sm90()) {  // an H200 runs tgemm's sm_90a image: the plan must have chosen the Hopper kernel
+        CHECK(plans.last().wgmma);
+        CHECK_FALSE(plans.last().repacked_a);
+        CHECK_FALSE(plans.last().repacked_b);
+      }
+    }
+  }
+  // A misaligned A (one element off): realigned in its own layout, then the Hopper kernel.
+  tgemm::detail::record_plans plans;
+  check_call<T, TC>(dispatched{}, layout::col_major, op::none, op::none, m, n, k, 1.0f, 0.0f, 1);
+  REQUIRE(plans.calls() == 1);
+  if (is_sm90()) {
+    CHECK(plans.last().wgmma);
+    CHECK(plans.last().repacked_a);
+    CHECK_FALSE(plans.last().repacked_b);
+  }
+  // A thin problem keeps the mma.sync tiles.
+  check_call<T, TC>(dispatched{}, layout::col_major, op::none, op::none, 16, 4096, 512, 1.0f, 0.0f);
+  CHECK_FALSE(plans.last().wgmma);
 }
 
 TEST_CASE("Hopper kernel: refused arguments leave C untouched", "[wgmma]") {
@@ -138,15 +249,16 @@ TEST_CASE("Hopper kernel: refused arguments leave C untouched", "[wgmma]") {
   std::vector<__nv_bfloat16> poison(size_t(m * n), tgemm::test::sentinel<__nv_bfloat16>());
   c.upload(poison);
   const auto call = [&](int64_t lda, int64_t ldb, int64_t ldc, const __nv_bfloat16* pa) {
-    return tgemm::experimental::gemm_tma_wgmma<P>(m, n, k, 1.0f, pa, lda, b.get(), ldb, 0.0f, c.get(), ldc);
+    return tgemm::experimental::gemm_tma_wgmma<P>(layout::col_major, op::transpose, op::none, m, n, k, 1.0f, pa, lda,
+                                                  b.get(), ldb, 0.0f, c.get(), ldc);
   };
   CHECK(call(65, 72, m, a.get()) == status::misaligned_operand);       // lda not a multiple of 8
   CHECK(call(72, 72, m, a.get() + 1) == status::misaligned_operand);   // A not 16-byte aligned
   CHECK(call(56, 72, m, a.get()) == status::invalid_leading_dimension);  // lda < k
   CHECK(call(72, 72, m - 1, a.get()) == status::invalid_leading_dimension);
   CHECK(call(72, 72, m, nullptr) == status::null_pointer);
-  CHECK(tgemm::experimental::gemm_tma_wgmma<P>(-1, n, k, 1.0f, a.get(), 72, b.get(), 72, 0.0f, c.get(), m) ==
-        status::invalid_dimension);
+  CHECK(tgemm::experimental::gemm_tma_wgmma<P>(layout::col_major, op::transpose, op::none, -1, n, k, 1.0f, a.get(),
+                                                72, b.get(), 72, 0.0f, c.get(), m) == status::invalid_dimension);
   TGEMM_CUDA_REQUIRE(cudaDeviceSynchronize());
   const std::vector<__nv_bfloat16> after = c.download();
   for (size_t i = 0; i < after.size(); ++i) REQUIRE(tgemm::test::same_bits(after[i], poison[i]));

@@ -65,7 +65,7 @@ std::string slots_of(const plan& p) {
   for (int i = 0; i < p.step_count; ++i) {
     if (p.steps[i].kind != step_kind::gemm) continue;
     if (!text.empty()) text += ", ";
-    text += tgemm::tuning::to_string(p.steps[i].slot);
+    text += p.steps[i].wgmma ? "wgmma" : tgemm::tuning::to_string(p.steps[i].slot);
     if (p.steps[i].padded) text += " (padded)";
     if (p.steps[i].slices > 1) text += " x" + std::to_string(p.steps[i].slices);
   }
@@ -441,6 +441,70 @@ TEST_CASE("16-bit plans on an H200: tiles, repacking instead of scalar loads, sp
   CHECK(slots_of(p) == "general");  // the realigned copies are not padded along m or n: no padded reads
   CHECK(p.a.ld == 4104);           // 4097 rounded up to whole 16-byte vectors
   CHECK_FALSE(p.peeled);
+}
+
+TEST_CASE("16-bit plans on an H200 running the sm_90a image: the Hopper kernel where it fills the GPU", "[plan]") {
+  device_facts f = h200();
+  f.wgmma_image = true;
+  call_spec big;
+  big.m = big.n = big.k = 4096;
+  plan p = plan_16bit<__nv_bfloat16, __nv_bfloat16>(big, f);
+  CHECK(kinds_of(p) == "gemm");
+  CHECK(slots_of(p) == "wgmma");
+  CHECK(p.wgmma);
+  CHECK(p.steps[0].tiles_m == 32);  // 128 x 256 tiles
+  CHECK(p.steps[0].tiles_n == 16);
+  CHECK(p.steps[0].threads == 384);  // a producer and two consumer warpgroups
+  CHECK(p.steps[0].grid_x == 132);   // persistent: one block per multiprocessor
+  CHECK(p.steps[0].tile_group == 16);
+  CHECK(p.workspace_bytes == 0);
+  // Every op pair, both orders, both C types: wgmma reads K-major and MN-major tiles alike, nothing is copied.
+  for (const layout order : {layout::col_major, layout::row_major}) {
+    for (const op a : {op::none, op::transpose}) {
+      for (const op b : {op::none, op::transpose}) {
+        call_spec c = big;
+        c.order = order, c.op_a = a, c.op_b = b;
+        CHECK(kinds_of(plan_16bit<__half, float>(c, f)) == "gemm");
+        CHECK(slots_of(plan_16bit<__nv_bfloat16, __nv_bfloat16>(c, f)) == "wgmma");
+      }
+    }
+  }
+  // Odd leading dimensions: both operands realigned in their own layout (TMA needs 16-byte rows), then wgmma.
+  call_spec odd = big;
+  odd.m = odd.n = odd.k = 4097;
+  p = plan_16bit<__nv_bfloat16, __nv_bfloat16>(odd, f);
+  CHECK(kinds_of(p) == "pack_a pack_b gemm");
+  CHECK(slots_of(p) == "wgmma");
+  CHECK(p.steps[0].keep_layout);
+  CHECK(p.a.ld == 4104);
+  CHECK(p.op_a == op::none);
+  // A misaligned base pointer alone: only that operand is realigned.
+  p = plan_16bit<__half, __half>(with(big, 0, 3, 0), f);
+  CHECK(kinds_of(p) == "pack_b gemm");
+  CHECK(slots_of(p) == "wgmma");
+  // Shapes that suit it: 2048^3 (128 tiles), a shallow k; shapes that do not: thin m or n, and grids under half
+  // the multiprocessors (16 tiles for 128 x 4096), which keep the mma.sync tiles and split k for a float C.
+  CHECK(slots_of(plan_16bit<__nv_bfloat16, __nv_bfloat16>(shape(2048, 2048, 2048), f)) == "wgmma");
+  CHECK(slots_of(plan_16bit<__nv_bfloat16, __nv_bfloat16>(shape(4096, 4096, 128), f)) == "wgmma");
+  CHECK_FALSE(plan_16bit<__nv_bfloat16, __nv_bfloat16>(shape(16, 8192, 8192), f).wgmma);
+  CHECK_FALSE(plan_16bit<__nv_bfloat16, __nv_bfloat16>(shape(8192, 32, 8192), f).wgmma);
+  CHECK_FALSE(plan_16bit<__nv_bfloat16, __nv_bfloat16>(shape(128, 4096, 4096), f).wgmma);
+  CHECK(plan_16bit<__nv_bfloat16, float>(shape(128, 4096, 4096), f).split_k);
+  // The same H200 running an image without sm_90a code (an sm_90 build) keeps the mma.sync tiles; so do the
+  // tables without a Hopper kernel (float's here) and GPUs whose entry has none.
+  f.wgmma_image = false;
+  CHECK(slots_of(plan_16bit<__nv_bfloat16, __nv_bfloat16>(big, f)) == "general");
+  f.wgmma_image = true;
+  CHECK_FALSE(plan_for(shape(4096, 4096, 4096), f).wgmma);
+  device_facts ampere = a100();
+  ampere.wgmma_image = true;
+  CHECK_FALSE(plan_16bit<__nv_bfloat16, __nv_bfloat16>(big, ampere).wgmma);
+  // TGEMM_PRINT_PLAN names the kernel and its policy.
+  const auto values = tgemm::tuning::values_for<tgemm::tuning::default_table<__nv_bfloat16, __nv_bfloat16>::type>(900);
+  p = plan_16bit<__nv_bfloat16, __nv_bfloat16>(big, f);
+  const std::string text = tgemm::detail::describe(p, &values, "bf16", 4096, 4096, 4096);
+  CHECK(text.find("sm_90a kernel") != std::string::npos);
+  CHECK(text.find("gemm wgmma wgmma_bf16_b128x256x64_s4_c_bf16") != std::string::npos);
 }
 
 TEST_CASE("tensor-core tables: slots that name one policy share one kernel", "[plan]") {

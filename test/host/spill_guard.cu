@@ -1,10 +1,11 @@
 // Compiled by ctest with ptxas told to fail on any local-memory use (the flags the reliability paths library builds
 // every shipped policy with). Case 1 must fail: its 16 x 16 thread tile needs more than 255 registers. Case 0 must
 // pass: sm_90's large policy, the one closest to the register limit, for A and B both read along k; so must case 2,
-// the large tensor-core tile.
+// the large tensor-core tile, and case 3, the Hopper kernel of the 16-bit table in all four op pairs (with -Werror,
+// ptxas's C7510 warning, wgmma serialised for want of registers or across a call, fails the build too).
 #include <tgemm/gemm.cuh>
 
-#include <cuda_bf16.h>  // case 2 instantiates a bfloat16 kernel: the type must be complete
+#include <cuda_bf16.h>  // cases 2 and 3 instantiate bfloat16 kernels: the type must be complete
 
 #if TGEMM_SPILL_CASE == 1
 using spill_policy = tgemm::policy<tgemm::block_shape<256, 256, 8>, tgemm::warp_shape<128, 64>,
@@ -16,8 +17,23 @@ using spill_policy = tgemm::tuning::tensorop_f16_sm90<__nv_bfloat16, __nv_bfloat
 using spill_policy = tgemm::tuning::sm90::general;
 #endif
 
+#if TGEMM_SPILL_CASE == 3
+#include <tgemm/host/launch_tma_wgmma.cuh>
+
+using hopper_policy = tgemm::tuning::tensorop_f16_sm90<__nv_bfloat16, __nv_bfloat16>::wgmma;
+#define TGEMM_HOPPER_KERNEL(OP_A, OP_B)                                                                        \
+  template __global__ void tgemm::kernel::gemm_tma_wgmma<hopper_policy, tgemm::op::OP_A, tgemm::op::OP_B>(     \
+      const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap,                                \
+      const tgemm::kernel::tma_wgmma_output<__nv_bfloat16>);
+TGEMM_HOPPER_KERNEL(none, none)
+TGEMM_HOPPER_KERNEL(none, transpose)
+TGEMM_HOPPER_KERNEL(transpose, none)
+TGEMM_HOPPER_KERNEL(transpose, transpose)
+#else
+
 template __global__ void tgemm::kernel::gemm_kernel<tgemm::kernel::fixed_policy<spill_policy>, tgemm::op::none,
                                                     tgemm::op::none, false>(
     const tgemm::device::problem_of<spill_policy>, const tgemm::device::linear_combination_of<spill_policy>,
     const tgemm::kernel::tile_grid, const tgemm::kernel::split_k<spill_policy::element_c>,
     const tgemm::kernel::readable_extent);
+#endif

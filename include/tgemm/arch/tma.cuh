@@ -4,7 +4,7 @@
 /// box arrive as zeros, which covers ragged tile edges.
 ///
 /// Device: a wrapper over the 2-D `cp.async.bulk.tensor` copy from global to shared memory that completes on an
-/// mbarrier (minimum architecture sm_90). Host: encode_k_major_map(), through the driver's cuTensorMapEncodeTiled
+/// mbarrier (minimum architecture sm_90). Host: encode_sw128_map(), through the driver's cuTensorMapEncodeTiled
 /// found with cudaGetDriverEntryPointByVersion, so that programs need no -lcuda.
 #pragma once
 
@@ -51,18 +51,20 @@ inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
   return encoder;
 }
 
-/// The tensor map of a K-major 16-bit operand: `lines` lines (its m or n) of `k` contiguous elements, `ld`
-/// elements apart, read in boxes of 64 elements (128 bytes, the swizzle span) by `box_lines` lines with the
-/// 128-byte swizzle. TMA needs `base` 16-byte aligned and `ld` a multiple of 8 elements. Returns false (and leaves
-/// `map` unspecified) where the driver refuses the geometry or lacks the function.
+/// The tensor map of a 16-bit operand stored as `lines` lines of `contiguous` elements, `ld` elements apart, read
+/// in boxes of 64 contiguous elements (128 bytes, the swizzle span) by `box_lines` lines with the 128-byte
+/// swizzle. A K-major operand has k contiguous and one line per row of op(A) (column of op(B)); an MN-major one
+/// has m (n) contiguous and one line per k. TMA needs `base` 16-byte aligned and `ld` a multiple of 8 elements.
+/// Returns false (and leaves `map` unspecified) where the driver refuses the geometry or lacks the function.
 template <class Element>
-bool encode_k_major_map(CUtensorMap& map, const Element* base, int64_t lines, int64_t k, int64_t ld, int box_lines) {
-  static_assert(element_bytes<Element> == 2, "encode_k_major_map describes 16-bit operands");
+bool encode_sw128_map(CUtensorMap& map, const Element* base, int64_t contiguous, int64_t lines, int64_t ld,
+                      int box_lines) {
+  static_assert(element_bytes<Element> == 2, "encode_sw128_map describes 16-bit operands");
   const PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder();
   if (encode == nullptr) return false;
   const CUtensorMapDataType type = std::is_same<Element, __half>::value ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
                                                                         : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
-  const cuuint64_t dims[2] = {cuuint64_t(k), cuuint64_t(lines)};
+  const cuuint64_t dims[2] = {cuuint64_t(contiguous), cuuint64_t(lines)};
   const cuuint64_t strides[1] = {cuuint64_t(ld) * 2};  // bytes from one line to the next
   const cuuint32_t box[2] = {64, cuuint32_t(box_lines)};
   const cuuint32_t element_strides[2] = {1, 1};

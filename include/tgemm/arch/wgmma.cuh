@@ -4,8 +4,8 @@
 /// product to float accumulators in its registers, asynchronously.
 ///
 /// Thin wrappers over `wgmma.fence`, `wgmma.commit_group`, `wgmma.wait_group` and
-/// `wgmma.mma_async.sync.aligned.m64n{128,256}k16.f32.{bf16,f16}.{bf16,f16}` with both operands K-major (not
-/// transposed). Accumulator layout, with warp w of the warpgroup, g = lane / 4 and t = lane % 4: for each 8-column
+/// `wgmma.mma_async.sync.aligned.m64n{128,256}k16.f32.{bf16,f16}.{bf16,f16}`, each operand K-major or MN-major
+/// (the instruction's "transpose" flags). Accumulator layout, with warp w of the warpgroup, g = lane / 4 and t = lane % 4: for each 8-column
 /// chunk j, d[4j], d[4j + 1] = D(16w + g, 8j + 2t .. 2t + 1) and d[4j + 2], d[4j + 3] = D(16w + g + 8, 8j + 2t ..).
 /// The same layout as mma.sync's C, repeated. Minimum architecture: sm_90a (the `a` target; not sm_90).
 #pragma once
@@ -36,6 +36,17 @@ __device__ __forceinline__ uint64_t wgmma_descriptor_k_major_sw128(uint32_t addr
   constexpr uint64_t swizzle_128_bytes = 1;                   // layout type (bits 62-63)
   return uint64_t((address & 0x3ffff) >> 4) | (leading_byte_offset << 16) | (stride_byte_offset << 32) |
          (swizzle_128_bytes << 62);
+}
+
+/// The matrix descriptor of an MN-major operand tile in shared memory with the 128-byte swizzle: each line holds
+/// 64 16-bit elements of m (or n) for one k, eight lines (eight k) form a 1024-byte swizzle atom, and the 64-wide
+/// chunks of m (n) follow each other `chunk_bytes` apart (the leading byte offset; unused when the instruction
+/// reads one chunk, as A's m64 does). A step of 16 elements along k is two atoms: 2048 bytes further.
+__device__ __forceinline__ uint64_t wgmma_descriptor_mn_major_sw128(uint32_t address, uint32_t chunk_bytes) {
+  constexpr uint64_t stride_byte_offset = 1024 >> 4;  // from one group of eight k lines to the next
+  constexpr uint64_t swizzle_128_bytes = 1;
+  return uint64_t((address & 0x3ffff) >> 4) | (uint64_t((chunk_bytes >> 4) & 0x3fff) << 16) |
+         (stride_byte_offset << 32) | (swizzle_128_bytes << 62);
 }
 
 /// Orders this warpgroup's register accesses before the wgmmas that follow (needed before the first wgmma and
@@ -70,7 +81,7 @@ __device__ __forceinline__ void wgmma_fence_registers(float (&d)[Count]) {
 }
 
 // The operand lists of the two shapes, written out: %0.. are the accumulators, then the two descriptors and the
-// accumulate flag (0: D = A B, 1: D += A B).
+// accumulate flag (0: D = A B, 1: D += A B), then the transpose flags of A and B (immediates: 1 = MN-major).
 /// The m64n128k16 wgmma on TYPE ("bf16" or "f16") elements (used by wgmma_m64k16 only; undefined after it).
 #define TGEMM_WGMMA_M64N128K16(TYPE)                                                                          \
   asm volatile(                                                                                               \
@@ -80,7 +91,7 @@ __device__ __forceinline__ void wgmma_fence_registers(float (&d)[Count]) {
       "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "                      \
       "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "                      \
       "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"                        \
-      "}, %64, %65, p, 1, 1, 0, 0;\n}\n"                                                                      \
+      "}, %64, %65, p, 1, 1, %67, %68;\n}\n"                                                                      \
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),       \
         "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
         "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),\
@@ -89,7 +100,7 @@ __device__ __forceinline__ void wgmma_fence_registers(float (&d)[Count]) {
         "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),\
         "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),\
         "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])\
-      : "l"(desc_a), "l"(desc_b), "r"(accumulate))
+      : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(int(MnMajorA)), "n"(int(MnMajorB)))
 
 /// The m64n256k16 wgmma on TYPE ("bf16" or "f16") elements (used by wgmma_m64k16 only; undefined after it).
 #define TGEMM_WGMMA_M64N256K16(TYPE)                                                                          \
@@ -104,7 +115,7 @@ __device__ __forceinline__ void wgmma_fence_registers(float (&d)[Count]) {
       "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "                      \
       "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "          \
       "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"        \
-      "}, %128, %129, p, 1, 1, 0, 0;\n}\n"                                                                    \
+      "}, %128, %129, p, 1, 1, %131, %132;\n}\n"                                                                    \
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),       \
         "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
         "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),\
@@ -121,13 +132,14 @@ __device__ __forceinline__ void wgmma_fence_registers(float (&d)[Count]) {
         "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),\
         "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),\
         "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])\
-      : "l"(desc_a), "l"(desc_b), "r"(accumulate))
+      : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(int(MnMajorA)), "n"(int(MnMajorB)))
 
 
 /// D (64 x N floats) += A (64 x 16) B (16 x N), or D = A B when `accumulate` is 0; Element is __half or
-/// __nv_bfloat16; N is 128 or 256. Asynchronous: issue between wgmma_fence() and wgmma_commit(), read D after
-/// wgmma_wait().
-template <class Element, int N>
+/// __nv_bfloat16; N is 128 or 256; MnMajorA / MnMajorB say how each operand's descriptor lays it out (false:
+/// K-major, wgmma_descriptor_k_major_sw128; true: MN-major, wgmma_descriptor_mn_major_sw128). Asynchronous: issue
+/// between wgmma_fence() and wgmma_commit(), read D after wgmma_wait().
+template <class Element, int N, bool MnMajorA = false, bool MnMajorB = false>
 __device__ __forceinline__ void wgmma_m64k16(float (&d)[N / 2], uint64_t desc_a, uint64_t desc_b, int accumulate) {
   static_assert(std::is_same<Element, __half>::value || std::is_same<Element, __nv_bfloat16>::value,
                 "wgmma_m64k16 multiplies __half or __nv_bfloat16 elements");

@@ -21,6 +21,9 @@ struct device_facts {
   int device = 0;           ///< The CUDA device number.
   int arch = 0;             ///< `__CUDA_ARCH__` of the image this build runs there (e.g. 800 on an sm_86 GPU).
   int multiprocessors = 0;  ///< Streaming multiprocessors.
+  /// The device runs this build's sm_90a image, the one with the wgmma kernels' code (an sm_90 GPU running a
+  /// plain sm_90 or older image does not).
+  bool wgmma_image = false;
   /// Blocks of each dispatcher kernel that one multiprocessor holds at once, by op pair and slot (0: unknown,
   /// counted as 1).
   int resident_blocks[4][tuning::slot_count] = {};

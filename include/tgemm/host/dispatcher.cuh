@@ -25,6 +25,7 @@
 #include "device_scope.cuh"
 #include "execute.cuh"
 #include "gemm.cuh"
+#include "launch_tma_wgmma.cuh"
 #include "launcher.cuh"
 #include "plan.cuh"
 #include "plan_print.cuh"
@@ -114,14 +115,30 @@ struct tuned_kernels {
     return found;
   }
 
+  /// The table's sm_90a kernel policy (void: none); its kernels are made ready on first use, not by read_facts().
+  using wgmma_policy = typename Table::wgmma;
+
   op op_a;  ///< The plan's op(A) for its gemm steps.
   op op_b;  ///< The plan's op(B).
 
-  /// Nothing to do: read_facts() made every kernel of the table ready on the device.
-  status prepare(const plan_step&, int) const { return status::success; }
+  /// Makes a sm_90a step's kernel ready; nothing to do for the others (read_facts() prepared them).
+  status prepare(const plan_step& s, int device) const {
+    if constexpr (!std::is_void<wgmma_policy>::value) {
+      if (s.wgmma) return wgmma_kernels<wgmma_policy>::prepare(op_a, op_b, device);
+    }
+    return status::success;
+  }
 
   /// Launches a gemm step of a plan.
   status launch(const plan_step& s, const gemm_launch<types>& g, cudaStream_t stream, int device) const {
+    if constexpr (!std::is_void<wgmma_policy>::value) {
+      if (s.wgmma) {
+        return wgmma_kernels<wgmma_policy>::launch(op_a, op_b, g.problem.m, g.problem.n, g.problem.k, g.output.alpha,
+                                                   g.problem.a, g.problem.lda, g.problem.b, g.problem.ldb,
+                                                   g.output.beta, g.output.c, g.output.ldc, s.grid_x, s.tile_group,
+                                                   stream, device);
+      }
+    }
     const kernel_type k = find(s.slot, op_a, op_b, s.padded);
     if (k == nullptr) {
       return fail(status::cuda_error, cudaErrorInvalidDeviceFunction,
@@ -155,6 +172,9 @@ struct tuned_kernels {
     }
     error = cudaDeviceGetAttribute(&facts.multiprocessors, cudaDevAttrMultiProcessorCount, device);
     if (error != cudaSuccess) return fail_cuda(error, device, "reading the multiprocessor count");
+    if constexpr (!std::is_void<wgmma_policy>::value) {
+      if (status s = read_wgmma_image(device, facts.wgmma_image); s != status::success) return s;
+    }
     values = tuning::values_for<Table>(facts.arch);
     status result = status::success;
     for_each([&](kernel_type k, tuning::slot s, op a, op b, bool padded) {

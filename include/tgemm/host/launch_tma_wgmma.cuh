@@ -1,21 +1,22 @@
 /// \file host/launch_tma_wgmma.cuh
-/// \brief tgemm::experimental::gemm_tma_wgmma<Policy>(): the Hopper kernel (kernel/gemm_tma_wgmma.cuh) for one
-/// layout, ahead of its place in tgemm::gemm()'s plans.
-///
-/// The layout is the one TMA and wgmma read without a copy: A stored as a column-major k x m array and used
-/// transposed, B a column-major k x n array, C column-major m x n (cuBLAS's CUBLAS_OP_T, CUBLAS_OP_N). Arguments
-/// are checked as gemm() checks them, and a GPU or a build that cannot run the kernel gets a named status.
+/// \brief Running the Hopper kernels (kernel/gemm_tma_wgmma.cuh): the image check, tensor maps and launch that
+/// tgemm::gemm()'s plans use on sm_90a (detail::wgmma_kernels), and tgemm::experimental::gemm_tma_wgmma<Policy>(),
+/// one fixed policy for one layout (A stored as a column-major k x m array and used transposed, B a column-major
+/// k x n array, C column-major m x n: cuBLAS's CUBLAS_OP_T, CUBLAS_OP_N). Arguments are checked as gemm() checks
+/// them, and a GPU or a build that cannot run the kernel gets a named status.
 #pragma once
 
 #include <cuda.h>
 #include <cuda_runtime.h>
 
-#include <atomic>
+#include <climits>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 #include "../kernel/gemm_tma_wgmma.cuh"
 #include "../status.cuh"
+#include "../tuning/simt_f32.cuh"
 #include "../types.cuh"
 #include "arguments.cuh"
 #include "cuda_status.cuh"
@@ -25,11 +26,20 @@
 namespace tgemm {
 namespace detail {
 
-/// Whether the image `device` runs holds the sm_90a code of the Hopper kernels (read once per device).
+/// Whether `device` (current) runs the image of this program that holds the wgmma kernels' code (sm_90a): read
+/// from the image probe's static shared memory, with no stream work (safe inside a stream capture).
+inline status read_wgmma_image(int device, bool& present) {
+  present = false;
+  cudaFuncAttributes attributes{};
+  if (const cudaError_t error = cudaFuncGetAttributes(&attributes, kernel::wgmma_image_probe<0>); error != cudaSuccess) {
+    return fail_cuda(error, device, "reading which image of the Hopper kernels the device runs");
+  }
+  present = attributes.sharedSizeBytes >= size_t(kernel::wgmma_image_marker_bytes);
+  return status::success;
+}
+
+/// Whether the image `device` runs holds the sm_90a code of the Hopper kernels, as a status naming what is missing.
 inline status check_tma_wgmma_image(int device) {
-  static std::atomic<uint64_t> known{0};  // devices whose image was checked and holds the code
-  const uint64_t bit = device >= 0 && device < 64 ? uint64_t(1) << device : 0;
-  if (bit != 0 && (known.load(std::memory_order_acquire) & bit) != 0) return status::success;
   int arch = 0;
   if (const cudaError_t error = read_compute_capability(device, arch); error != cudaSuccess) {
     return fail_cuda(error, device, "reading the compute capability");
@@ -38,80 +48,141 @@ inline status check_tma_wgmma_image(int device) {
     return fail(status::unsupported_device, cudaSuccess,
                 "the Hopper kernel needs an sm_90 GPU (wgmma); device %d is sm_%d", device, arch / 10);
   }
-  int present = 0;
-  if (const cudaError_t error = cudaMemcpyFromSymbol(&present, kernel::tma_wgmma_image<0>, sizeof present);
-      error != cudaSuccess) {
-    return fail_cuda(error, device, "reading which image of the Hopper kernel the device runs");
-  }
-  if (present == 0) {
+  bool present = false;
+  if (status s = read_wgmma_image(device, present); s != status::success) return s;
+  if (!present) {
     return fail(status::arch_not_compiled, cudaSuccess,
                 "device %d runs an image without the Hopper kernel's code: build for sm_90a "
                 "(-gencode arch=compute_90a,code=sm_90a), not only sm_90 or older",
                 device);
   }
-  if (bit != 0) known.fetch_or(bit, std::memory_order_release);
   return status::success;
 }
+
+/// The Hopper kernels of one policy, one per op pair of the column-major call: made ready and launched for a
+/// block of C. The operands' layouts decide the tensor maps (kernel/gemm_tma_wgmma.cuh).
+template <class Policy>
+struct wgmma_kernels {
+  using A = typename Policy::element_a;
+  using B = typename Policy::element_b;
+  using C = typename Policy::element_c;
+
+  /// Makes the kernel for (op_a, op_b) ready on `device`.
+  static status prepare(op op_a, op op_b, int device) {
+    return with_ops(op_a, op_b, [&](auto a, auto b) {
+      constexpr auto function = &kernel::gemm_tma_wgmma<Policy, decltype(a)::value, decltype(b)::value>;
+      return prepare_kernel_once<function>(device, Policy::shared_bytes,
+                                           [] { return "the Hopper kernel of policy " + Policy::name(); });
+    });
+  }
+
+  /// C (m x n, ldc) = alpha op(A) op(B) + beta C for operands TMA can read (16-byte aligned, leading dimensions
+  /// multiples of 8 elements), extents below 2^31 - 256 and fewer than 2^31 tiles (tiles_fit); k = 0 computes
+  /// C = beta C without reading A or B (their maps stay empty). `blocks` caps the grid (0: one block per tile;
+  /// the multiprocessor count: persistent blocks), `group_m` is the tile order's group height (kernel::wgmma_tile).
+  /// prepare() must have succeeded.
+  static status launch(op op_a, op op_b, int64_t m, int64_t n, int64_t k, float alpha, const A* a, int64_t lda,
+                       const B* b, int64_t ldb, float beta, C* c, int64_t ldc, int64_t blocks, int group_m,
+                       cudaStream_t stream, int device) {
+    CUtensorMap map_a{}, map_b{};
+    const bool k_major_a = op_a == op::transpose, k_major_b = op_b == op::none;
+    const bool encoded = k == 0 ||
+        ((k_major_a ? arch::encode_sw128_map(map_a, a, k, m, lda, Policy::block_m)
+                   : arch::encode_sw128_map(map_a, a, m, k, lda, 64)) &&
+        (k_major_b ? arch::encode_sw128_map(map_b, b, k, n, ldb, Policy::block_n)
+                   : arch::encode_sw128_map(map_b, b, n, k, ldb, 64)));
+    if (!encoded) {
+      return fail(status::cuda_error, cudaSuccess,
+                  "the driver refused a tensor map (cuTensorMapEncodeTiled) for %lld x %lld x %lld, lda %lld, ldb %lld",
+                  (long long)m, (long long)n, (long long)k, (long long)lda, (long long)ldb);
+    }
+    const kernel::tma_wgmma_output<C> out{c, ldc, int(m), int(n), int(k), alpha, beta, group_m > 0 ? group_m : 1};
+    const int64_t tiles = tiles_m(m) * tiles_n(n);
+    const dim3 grid(unsigned(blocks > 0 && blocks < tiles ? blocks : tiles));
+    return with_ops(op_a, op_b, [&](auto oa, auto ob) {
+      // Made ready here too, on the very kernel launched: a translation unit that instantiates these kernels (a
+      // compiled-mode caller of the experimental entry, say) registers its own copy of them with the runtime, and
+      // prepare() may have run in another unit's inline copy of this class. Once ready, one atomic load.
+      constexpr auto function = &kernel::gemm_tma_wgmma<Policy, decltype(oa)::value, decltype(ob)::value>;
+      if (status s = prepare_kernel_once<function>(device, Policy::shared_bytes,
+                                                   [] { return "the Hopper kernel of policy " + Policy::name(); });
+          s != status::success) {
+        return s;
+      }
+      return launch_kernel(function, grid, dim3(Policy::threads), Policy::shared_bytes, stream, device,
+                           "launching the Hopper kernel", map_a, map_b, out);
+    });
+  }
+
+  static int64_t tiles_m(int64_t m) { return (m + Policy::block_m - 1) / Policy::block_m; }
+  static int64_t tiles_n(int64_t n) { return (n + Policy::block_n - 1) / Policy::block_n; }
+  /// Whether the kernel's 32-bit tile index covers an m x n C.
+  static bool tiles_fit(int64_t m, int64_t n) { return tiles_m(m) * tiles_n(n) <= int64_t(INT32_MAX); }
+
+ private:
+  template <class F>
+  static status with_ops(op op_a, op op_b, F&& f) {
+    using none = std::integral_constant<op, op::none>;
+    using transpose = std::integral_constant<op, op::transpose>;
+    if (op_a == op::none) return op_b == op::none ? f(none{}, none{}) : f(none{}, transpose{});
+    return op_b == op::none ? f(transpose{}, none{}) : f(transpose{}, transpose{});
+  }
+};
 
 }  // namespace detail
 
 namespace experimental {
 
-/// C = alpha A^T B + beta C on the Hopper kernel: A is a column-major k x m array (lda >= k), B a column-major
-/// k x n array (ldb >= k), C column-major m x n (ldc >= m). A and B 16-byte aligned with lda and ldb multiples of
-/// Policy::vector_width (8): what TMA can describe. m, n and k below 2^31. Nothing is enqueued when a check fails.
+/// C = alpha op(A) op(B) + beta C on the Hopper kernel of one fixed policy, with tgemm::gemm()'s arguments (either
+/// storage order, any op pair): what tgemm::gemm() runs on sm_90a for large problems, callable for any size. A and
+/// B must be what TMA can describe: 16-byte aligned with leading dimensions multiples of Policy::vector_width (8)
+/// elements (tgemm::gemm() realigns other operands first); m, n and k below 2^31 - 256. Nothing is enqueued when a
+/// check fails.
 template <class Policy>
-status gemm_tma_wgmma(int64_t m, int64_t n, int64_t k, float alpha, const typename Policy::element_a* A, int64_t lda,
-                      const typename Policy::element_b* B, int64_t ldb, float beta, typename Policy::element_c* C,
-                      int64_t ldc, cudaStream_t stream = nullptr) {
-  // The checks of gemm() itself (A used transposed, column-major), then what TMA adds: 32-bit coordinates, and
-  // 16-byte aligned operands with leading dimensions a multiple of 16 bytes (Policy::vector_width elements).
+status gemm_tma_wgmma(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, float alpha,
+                      const typename Policy::element_a* A, int64_t lda, const typename Policy::element_b* B,
+                      int64_t ldb, float beta, typename Policy::element_c* C, int64_t ldc,
+                      cudaStream_t stream = nullptr) {
+  // The checks of gemm() itself, then what TMA adds: 32-bit coordinates, and 16-byte aligned operands with leading
+  // dimensions a multiple of 16 bytes (Policy::vector_width elements).
   detail::canonical_call<detail::types_of<Policy>> call;
-  if (status s = detail::check_arguments(layout::col_major, op::transpose, op::none, m, n, k, alpha, A, lda, B, ldb,
-                                         beta, C, ldc, call);
+  if (status s = detail::check_arguments(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, call);
       s != status::success) {
     return s;
   }
-  constexpr int64_t limit = std::numeric_limits<int>::max();
+  constexpr int64_t limit = int64_t(std::numeric_limits<int>::max()) - 256;
   if (m > limit || n > limit || k > limit) {
     return detail::fail(status::invalid_dimension, cudaSuccess,
-                        "m = %lld, n = %lld, k = %lld: the Hopper kernel takes extents below 2^31", (long long)m,
-                        (long long)n, (long long)k);
+                        "m = %lld, n = %lld, k = %lld: the Hopper kernel takes extents below 2^31 - 256",
+                        (long long)m, (long long)n, (long long)k);
   }
   if (call.empty) return status::success;
   if (status s = detail::check_alignment(call, Policy::vector_width, Policy::name().c_str()); s != status::success) {
     return s;
   }
-  const bool reads_operands = call.reads_operands;
-
   detail::device_scope scope(stream);
   if (scope.state() != status::success) return scope.state();
   const int device = scope.device();
   if (status s = detail::check_tma_wgmma_image(device); s != status::success) return s;
-  constexpr auto kernel = &kernel::gemm_tma_wgmma<Policy>;
-  if (status s = detail::prepare_kernel_once<kernel>(device, Policy::shared_bytes,
-                                                     [] { return "the Hopper kernel of policy " + Policy::name(); });
-      s != status::success) {
-    return s;
+  using kernels = detail::wgmma_kernels<Policy>;
+  if (status s = kernels::prepare(call.op_a, call.op_b, device); s != status::success) return s;
+  const int64_t cm = call.problem.m, cn = call.problem.n;  // the column-major form's (a row-major call swaps)
+  if (!kernels::tiles_fit(cm, cn)) {
+    return detail::fail(status::invalid_dimension, cudaSuccess, "m = %lld, n = %lld need 2^31 tiles or more",
+                        (long long)m, (long long)n);
   }
-  CUtensorMap map_a{}, map_b{};  // unused (left zero) when the call reads neither operand
-  if (reads_operands && (!arch::encode_k_major_map(map_a, A, m, k, lda, Policy::block_m) ||
-                         !arch::encode_k_major_map(map_b, B, n, k, ldb, Policy::block_n))) {
-    return detail::fail(status::cuda_error, cudaSuccess,
-                        "the driver refused a tensor map (cuTensorMapEncodeTiled) for %lld x %lld x %lld, lda %lld, "
-                        "ldb %lld",
-                        (long long)m, (long long)n, (long long)k, (long long)lda, (long long)ldb);
+  int multiprocessors = 0;
+  if (const cudaError_t error = cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device);
+      error != cudaSuccess) {
+    return detail::fail_cuda(error, device, "reading the multiprocessor count");
   }
-  const int depth = reads_operands ? int(k) : 0;  // alpha = 0 or k = 0: C = beta C, A and B not read
-  const kernel::tma_wgmma_output<typename Policy::element_c> out{C, ldc, int(m), int(n), depth, alpha, beta};
-  const dim3 grid(unsigned((m + Policy::block_m - 1) / Policy::block_m),
-                  unsigned((n + Policy::block_n - 1) / Policy::block_n));
-  if (grid.y > 65535) {
-    return detail::fail(status::invalid_dimension, cudaSuccess, "n = %lld needs more than 65535 block columns",
-                        (long long)n);
-  }
-  return detail::launch_kernel(kernel, grid, dim3(Policy::threads), Policy::shared_bytes, stream, device,
-                               "launching the Hopper kernel", map_a, map_b, out);
+  // Persistent blocks and the tile order of tgemm::gemm()'s plans (tuning/simt_f32.cuh); alpha = 0 or k = 0:
+  // C = beta C with A and B unread.
+  using thresholds = tuning::simt_f32_thresholds;
+  return kernels::launch(call.op_a, call.op_b, cm, cn, call.reads_operands ? call.problem.k : 0, alpha,
+                         call.problem.a, call.problem.lda, call.problem.b, call.problem.ldb, beta, call.update.c,
+                         call.update.ldc, thresholds::wgmma_persistent ? multiprocessors : 0,
+                         thresholds::wgmma_group_m, stream, device);
 }
 
 }  // namespace experimental

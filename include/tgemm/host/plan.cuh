@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <climits>
 
 #include "../kernel/pack_operand.cuh"
 #include "../kernel/reduce_split_k.cuh"
@@ -51,6 +52,8 @@ struct plan_step {
   int64_t cols = 0;  ///< Columns computed.
   // gemm
   tuning::slot slot = tuning::slot::general;  ///< The tuning slot of the kernel (unused by fixed plans).
+  bool wgmma = false;       ///< The kernel is the entry's sm_90a one (TMA + wgmma) instead of the slot's.
+  int tile_group = 0;       ///< sm_90a: tile rows per group of its tile order (grid_x: its persistent blocks).
   bool padded = false;      ///< The kernel's loads may read up to readable_m x readable_n (padded copies).
   int64_t readable_m = 0;   ///< Rows of op(A) the padded kernel may read.
   int64_t readable_n = 0;   ///< Columns of op(B) the padded kernel may read.
@@ -98,6 +101,7 @@ struct plan {
   bool staged_c = false;     ///< A product is computed in aligned workspace and copied to a misaligned C.
   bool split_k = false;      ///< Some gemm step splits k.
   bool unaligned = false;    ///< Misaligned operands are read with scalar loads (small problems).
+  bool wgmma = false;        ///< The product runs on the sm_90a kernel (TMA + wgmma).
 };
 
 /// Bytes every workspace region is aligned to.
@@ -184,6 +188,7 @@ class planner {
     if (!product) return status::success;
     const int64_t m = call_.problem.m, n = call_.problem.n, k = call_.problem.k;
     const double flops = 2.0 * double(m) * double(n) * double(k);
+    if (suits_wgmma()) return plan_wgmma(out);
 
     // Which operands to rewrite as op(A) column-major m x k and op(B) as B^T stored n-contiguous (op_a = none,
     // op_b = transpose), the layout whose tiles load with plain vector copies. Only a misaligned operand needs
@@ -405,34 +410,48 @@ class planner {
     s.grid_x = blocks < resident ? blocks : resident;
   }
 
-  /// The copy of one operand: extent_mn x k, contiguous along mn, padded (see simt_f32_thresholds::pack_padding);
-  /// or, for tables that keep the layout, the operand as stored, realigned to whole 16-byte vectors.
-  status add_pack(plan& out, step_kind kind, int64_t extent_mn, bool contiguous_k, int bytes_per_element,
-                  operand_source& source) {
-    const int64_t k = call_.problem.k;
+  /// A new pack_a or pack_b step whose copy starts at the end of the copies so far; the gemm steps read `source`
+  /// from it.
+  plan_step& add_copy_step(plan& out, step_kind kind, operand_source& source) {
     plan_step& s = out.steps[out.step_count++];
     s.kind = kind;
     s.offset = packed_bytes_;
     source.packed = true;
     source.offset = packed_bytes_;
     (kind == step_kind::pack_a ? out.repacked_a : out.repacked_b) = true;
-    if (t_.pack_keeps_layout) {
-      const int64_t vector = 16 / bytes_per_element;
-      const int64_t contiguous = contiguous_k ? k : extent_mn, lines = contiguous_k ? extent_mn : k;
-      const int64_t ld = round_up(contiguous, vector);
-      s.keep_layout = true;
-      s.extent_mn = contiguous;
-      s.extent_k = lines;
-      s.ld_packed = ld;
-      s.contiguous_k = contiguous_k;
-      s.threads = kernel::realign_threads;
-      s.grid_x = kernel::tiles_for(ld / vector, kernel::realign_threads);
-      s.grid_y = std::min<int64_t>(lines, kernel::max_grid_y);
-      source.ld = ld;
-      source.readable = 0;  // no padded reads: the padding runs along the contiguous extent only
-      packed_bytes_ += round_up_bytes(size_t(ld) * size_t(lines) * size_t(bytes_per_element));
-      return s.grid_x <= kernel::max_grid_x ? status::success : fail_too_many_tiles(s.grid_x, 1);
-    }
+    return s;
+  }
+
+  /// The realigned copy of one operand (extent_mn x k, contiguous along k when `contiguous_k`): its layout kept, each
+  /// line starting on a 16-byte boundary (kernel::realign_operand, a straight copy with 16-byte stores).
+  status add_realign(plan& out, step_kind kind, int64_t extent_mn, bool contiguous_k, int bytes_per_element,
+                     operand_source& source) {
+    const int64_t k = call_.problem.k;
+    plan_step& s = add_copy_step(out, kind, source);
+    const int64_t vector = 16 / bytes_per_element;
+    const int64_t contiguous = contiguous_k ? k : extent_mn, lines = contiguous_k ? extent_mn : k;
+    const int64_t ld = round_up(contiguous, vector);
+    s.keep_layout = true;
+    s.extent_mn = contiguous;
+    s.extent_k = lines;
+    s.ld_packed = ld;
+    s.contiguous_k = contiguous_k;
+    s.threads = kernel::realign_threads;
+    s.grid_x = kernel::tiles_for(ld / vector, kernel::realign_threads);
+    s.grid_y = std::min<int64_t>(lines, kernel::max_grid_y);
+    source.ld = ld;
+    source.readable = 0;  // no padded reads: the padding runs along the contiguous extent only
+    packed_bytes_ += round_up_bytes(size_t(ld) * size_t(lines) * size_t(bytes_per_element));
+    return s.grid_x <= kernel::max_grid_x ? status::success : fail_too_many_tiles(s.grid_x, 1);
+  }
+
+  /// The copy of one operand: extent_mn x k, contiguous along mn, padded (see simt_f32_thresholds::pack_padding);
+  /// or, for tables that keep the layout, the operand as stored, realigned to whole 16-byte vectors.
+  status add_pack(plan& out, step_kind kind, int64_t extent_mn, bool contiguous_k, int bytes_per_element,
+                  operand_source& source) {
+    if (t_.pack_keeps_layout) return add_realign(out, kind, extent_mn, contiguous_k, bytes_per_element, source);
+    const int64_t k = call_.problem.k;
+    plan_step& s = add_copy_step(out, kind, source);
     const int64_t ld = round_up(extent_mn, extent_mn >= 8 * t_.pack_padding ? t_.pack_padding : 4);
     s.extent_mn = extent_mn;
     s.extent_k = k;
@@ -445,6 +464,54 @@ class planner {
     source.readable = ld;
     packed_bytes_ += round_up_bytes(size_t(ld) * size_t(k) * size_t(bytes_per_element));
     return s.grid_x <= kernel::max_grid_x ? status::success : fail_too_many_tiles(s.grid_x, 1);
+  }
+
+  /// Whether the product runs on the entry's sm_90a kernel: the entry has one, the device runs the sm_90a image,
+  /// the extents fit its 32-bit coordinates and grid, neither is thin, and its tiles fill at least wgmma_min_wave
+  /// of the multiprocessors.
+  bool suits_wgmma() const {
+    const tuning::policy_numbers& p = t_.wgmma;
+    if (p.block_m == 0 || !facts_.wgmma_image) return false;
+    const int64_t m = call_.problem.m, n = call_.problem.n, k = call_.problem.k;
+    constexpr int64_t limit = int64_t(INT32_MAX) - 256;  // TMA's 32-bit coordinates, with a tile to spare
+    if (m > limit || n > limit || k > limit || m <= t_.narrow_extent || n <= t_.narrow_extent) return false;
+    const int64_t tiles_m = kernel::tiles_for(m, p.block_m), tiles_n = kernel::tiles_for(n, p.block_n);
+    if (tiles_m * tiles_n > int64_t(INT32_MAX)) return false;  // its tile index is 32-bit
+    return double(tiles_m) * double(tiles_n) >= t_.wgmma_min_wave * double(facts_.multiprocessors);
+  }
+
+  /// The sm_90a plan: operands TMA cannot describe (base not 16-byte aligned, leading dimension not a multiple of
+  /// 16 bytes) are realigned in their own layout, then one kernel covers C (any op pair: wgmma reads K-major and
+  /// MN-major tiles alike; TMA zero-fills the ragged edges).
+  status plan_wgmma(plan& out) {
+    const int64_t m = call_.problem.m, n = call_.problem.n;
+    const int width = t_.wgmma.vector_width;
+    out.wgmma = true;
+    if (!vectors_fit(call_.problem.a, call_.problem.lda, width, a_bytes)) {
+      if (status s = add_realign(out, step_kind::pack_a, m, call_.op_a == op::transpose, a_bytes, out.a);
+          s != status::success) {
+        return s;
+      }
+    }
+    if (!vectors_fit(call_.problem.b, call_.problem.ldb, width, b_bytes)) {
+      if (status s = add_realign(out, step_kind::pack_b, n, call_.op_b == op::none, b_bytes, out.b);
+          s != status::success) {
+        return s;
+      }
+    }
+    plan_step& g = out.steps[out.step_count++];
+    g.kind = step_kind::gemm;
+    g.wgmma = true;
+    g.rows = m, g.cols = n;
+    g.threads = t_.wgmma.threads;
+    g.shared_bytes = t_.wgmma.shared_bytes;
+    g.tiles_m = kernel::tiles_for(m, t_.wgmma.block_m);
+    g.tiles_n = kernel::tiles_for(n, t_.wgmma.block_n);
+    const int64_t tiles = g.tiles_m * g.tiles_n, sms = facts_.multiprocessors > 0 ? facts_.multiprocessors : 1;
+    g.grid_x = t_.wgmma_persistent && tiles > sms ? sms : tiles;
+    g.tile_group = t_.wgmma_group_m;
+    out.workspace_bytes = packed_bytes_;
+    return status::success;
   }
 
   void use_scratch(size_t bytes) { scratch_bytes_ = std::max(scratch_bytes_, round_up_bytes(bytes)); }

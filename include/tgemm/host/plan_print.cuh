@@ -30,11 +30,11 @@ inline std::string describe(const plan& p, const tuning::tuning_values* tuning, 
   std::string text;
   std::snprintf(line, sizeof line,
                 "tgemm plan: %s m=%lld n=%lld k=%lld (column-major form), ops %s%s, sm_%d entry, %d SMs, workspace %zu "
-                "bytes%s%s%s%s%s%s\n",
+                "bytes%s%s%s%s%s%s%s\n",
                 element, (long long)m, (long long)n, (long long)k, op_letter(p.op_a), op_letter(p.op_b), p.arch / 10,
                 p.multiprocessors, p.workspace_bytes, p.repacked_a ? ", repack A" : "", p.repacked_b ? ", repack B" : "",
                 p.peeled ? ", peeled" : "", p.staged_c ? ", staged C" : "", p.split_k ? ", split-K" : "",
-                p.unaligned ? ", scalar loads" : "");
+                p.unaligned ? ", scalar loads" : "", p.wgmma ? ", sm_90a kernel" : "");
   text += line;
   if (p.step_count == 0) text += "  (nothing to launch)\n";
   for (int i = 0; i < p.step_count; ++i) {
@@ -50,14 +50,20 @@ inline std::string describe(const plan& p, const tuning::tuning_values* tuning, 
                       (long long)s.ld_packed, s.offset, (long long)s.grid_x, (long long)s.grid_y);
         break;
       case step_kind::gemm: {
-        const std::string policy = tuning != nullptr && (*tuning)[s.slot].name != nullptr ? (*tuning)[s.slot].name() : "";
+        const tuning::policy_numbers* numbers = tuning == nullptr ? nullptr : s.wgmma ? &tuning->wgmma : &(*tuning)[s.slot];
+        const std::string policy = numbers != nullptr && numbers->name != nullptr ? numbers->name() : "";
         std::snprintf(line, sizeof line,
                       "  %d. gemm %s %s%s: C[%lld:+%lld, %lld:+%lld], %lld x %lld tiles x %lld slices, %d threads, %d "
                       "bytes shared%s%s\n",
-                      i + 1, tuning::to_string(s.slot), policy.c_str(), s.padded ? " (padded loads)" : "",
+                      i + 1, s.wgmma ? "wgmma" : tuning::to_string(s.slot), policy.c_str(), s.padded ? " (padded loads)" : "",
                       (long long)s.row, (long long)s.rows, (long long)s.col, (long long)s.cols, (long long)s.tiles_m,
                       (long long)s.tiles_n, (long long)s.slices, s.threads, s.shared_bytes,
                       s.to_workspace ? ", to workspace" : "", s.slices > 1 ? " (partials)" : "");
+        if (s.wgmma) {  // its grid: persistent blocks walking the tiles in groups of tile rows
+          text += line;
+          std::snprintf(line, sizeof line, "     %lld blocks, tile order in groups of %d tile rows\n",
+                        (long long)s.grid_x, s.tile_group);
+        }
         break;
       }
       case step_kind::reduce:

@@ -1,6 +1,6 @@
 /// \file kernel/gemm_tma_wgmma.cuh
-/// \brief The Hopper kernel (sm_90a): C = alpha op(A) op(B) + beta C for K-major 16-bit operands, with TMA copies,
-/// a full/empty mbarrier ring and warp-specialised warpgroups.
+/// \brief The Hopper kernel (sm_90a): C = alpha op(A) op(B) + beta C for 16-bit operands in any layout, with TMA
+/// copies, a full/empty mbarrier ring and warp-specialised warpgroups.
 ///
 /// Warpgroup 0 is the producer: it gives up most of its registers (setmaxnreg) and its first thread walks k,
 /// waiting for a stage to be released, announcing its bytes and starting the two TMA copies. Warpgroups 1..
@@ -8,6 +8,11 @@
 /// from its swizzled slices, wait for them, release the stage and move on; their float accumulators stay in
 /// registers and go to C at the end (alpha, beta; C is not read when beta is 0). Tile edges need no special case:
 /// TMA fills what lies outside the operands with zeros, and the epilogue writes only inside C.
+///
+/// Layouts (C column-major; a row-major call reaches here transposed): an operand read along k (op(A) = A^T,
+/// op(B) = B) is K-major, copied as one box of 64 k by the tile's lines; one read along m or n (op(A) = A,
+/// op(B) = B^T) is MN-major, copied as 64 x 64 boxes, 64 elements of m (n) by 64 k, one per 64-wide chunk of the
+/// tile; wgmma reads either through its descriptor and transpose flag, so no layout costs a copy.
 #pragma once
 
 #include <cuda.h>
@@ -19,13 +24,23 @@
 #include "../arch/tma.cuh"
 #include "../arch/wgmma.cuh"
 #include "../numeric.cuh"
+#include "../types.cuh"
 
 namespace tgemm::kernel {
 
-/// 1 in the sm_90a image of a program, 0 in its other images: the host reads it (cudaMemcpyFromSymbol, from the
-/// image the device loaded) to know whether the wgmma kernels it would launch hold code.
+/// A kernel with 128 bytes of static shared memory in the sm_90a image of a program and none in its other images:
+/// the host reads that size (cudaFuncGetAttributes: no stream work, so safe inside a stream capture) to know
+/// whether the device runs the image that holds the wgmma kernels' code.
 template <int Unused = 0>
-__device__ int tma_wgmma_image = TGEMM_HAS_WGMMA;
+__global__ void wgmma_image_probe() {
+#if TGEMM_HAS_WGMMA
+  __shared__ volatile uint32_t marker[32];
+  marker[threadIdx.x % 32] = 0;
+#endif
+}
+
+/// Bytes of static shared memory wgmma_image_probe has in the sm_90a image.
+inline constexpr int wgmma_image_marker_bytes = 128;
 
 /// What one call of the Hopper kernel needs besides the two tensor maps.
 template <class ElementC>
@@ -37,11 +52,29 @@ struct tma_wgmma_output {
   int k;         ///< The depth of the product.
   float alpha;   ///< Scales op(A) op(B).
   float beta;    ///< Scales C (C is not read when 0).
+  int group_m;   ///< Tiles along m per group of the tile order (see wgmma_tile).
 };
 
-/// One block per block_m x block_n tile of C (blockIdx.x along m, blockIdx.y along n). map_a describes op(A)
-/// (m lines of k), map_b op(B) (n lines of k), both K-major, boxes of 64 x block_m and 64 x block_n.
-template <class Policy>
+/// The tile (tile_m, tile_n) that the `index`-th tile of the order is: groups of `group_m` tile rows, each walked
+/// down its rows column by column, so that the blocks running at once share a few strips of A and B in L2 (a
+/// plain column walk of 8192^2 would stream all of A once per two columns of tiles).
+__device__ __forceinline__ void wgmma_tile(int index, int tiles_m, int tiles_n, int group_m, int& tile_m,
+                                           int& tile_n) {
+  const int per_group = group_m * tiles_n;
+  const int group = index / per_group, first = group * group_m;
+  const int rows = tiles_m - first < group_m ? tiles_m - first : group_m;
+  const int local = index - group * per_group;
+  tile_m = first + local % rows;
+  tile_n = local / rows;
+}
+
+/// Persistent: block b computes tiles b, b + gridDim.x, ... of the order wgmma_tile() gives (a grid of one block per
+/// tile computes each once; a grid of one block per multiprocessor overlaps a tile's epilogue with the copies of
+/// the next: the producer runs ahead through the same stage ring, whose phases count on across tiles). OpA and OpB are the
+/// column-major call's ops: map_a describes A as stored (op::transpose: m lines of k, boxes of 64 x block_m;
+/// op::none: k lines of m, boxes of 64 x 64), map_b likewise (op::none: n lines of k, boxes of 64 x block_n;
+/// op::transpose: k lines of n, boxes of 64 x 64).
+template <class Policy, op OpA, op OpB>
 __global__ void __launch_bounds__(Policy::threads, 1)
     gemm_tma_wgmma(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                    const tma_wgmma_output<typename Policy::element_c> out) {
@@ -49,6 +82,9 @@ __global__ void __launch_bounds__(Policy::threads, 1)
   using element = typename Policy::element_a;
   constexpr int stages = Policy::stages, bk = Policy::block_k, bn = Policy::block_n;
   constexpr int a_bytes = Policy::block_m * bk * element_bytes<element>;
+  constexpr bool mn_major_a = OpA == op::none, mn_major_b = OpB == op::transpose;
+  constexpr int chunk_bytes = 64 * bk * element_bytes<element>;  // 64 lines of one 128-byte swizzle row
+  static_assert(bk * element_bytes<element> == 128, "a stage slice spans one 128-byte swizzle row along k");
   extern __shared__ uint8_t shared_raw[];
   // The 128-byte swizzle repeats every 1024 bytes and wgmma reads it from 1024-byte aligned tiles.
   uint8_t* shared = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(shared_raw) + 1023) & ~uintptr_t(1023));
@@ -56,6 +92,8 @@ __global__ void __launch_bounds__(Policy::threads, 1)
   uint64_t* empty = full + stages;                                                      // a stage was read
   const int warpgroup = threadIdx.x / 128;
   const int k_tiles = (out.k + bk - 1) / bk;
+  const int tiles_m = (out.m + Policy::block_m - 1) / Policy::block_m, tiles_n = (out.n + bn - 1) / bn;
+  const int tiles = tiles_m * tiles_n;  // the host keeps it below 2^31
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < stages; ++s) {
@@ -69,62 +107,92 @@ __global__ void __launch_bounds__(Policy::threads, 1)
   if (warpgroup == 0) {
     arch::set_max_registers<40, false>();
     if (threadIdx.x == 0) {
-      for (int t = 0; t < k_tiles; ++t) {
-        const int s = t % stages;
-        // The stage's previous use (t - stages) must have been released: that completed phase t / stages - 1.
-        if (t >= stages) arch::mbarrier_wait(&empty[s], ((t / stages) & 1) ^ 1);
-        uint8_t* a = shared + s * Policy::stage_bytes;
-        arch::mbarrier_arrive_expect_bytes(&full[s], Policy::stage_bytes);
-        arch::tma_load_2d(a, &map_a, t * bk, int(blockIdx.x) * Policy::block_m, &full[s]);
-        arch::tma_load_2d(a + a_bytes, &map_b, t * bk, int(blockIdx.y) * bn, &full[s]);
+      int use = 0;  // stage uses so far, across tiles: stage use % stages, phase (use / stages) & 1
+      for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        int tile_m, tile_n;
+        wgmma_tile(tile, tiles_m, tiles_n, out.group_m, tile_m, tile_n);
+        const int m0 = tile_m * Policy::block_m, n0 = tile_n * bn;
+        for (int t = 0; t < k_tiles; ++t, ++use) {
+          const int s = use % stages;
+          // The stage's previous use (use - stages) must have been released: that completed its phase.
+          if (use >= stages) arch::mbarrier_wait(&empty[s], ((use / stages) & 1) ^ 1);
+          uint8_t* a = shared + s * Policy::stage_bytes;
+          arch::mbarrier_arrive_expect_bytes(&full[s], Policy::stage_bytes);
+          if constexpr (mn_major_a) {
+#pragma unroll
+            for (int c = 0; c < Policy::block_m / 64; ++c) {
+              arch::tma_load_2d(a + c * chunk_bytes, &map_a, m0 + 64 * c, t * bk, &full[s]);
+            }
+          } else {
+            arch::tma_load_2d(a, &map_a, t * bk, m0, &full[s]);
+          }
+          if constexpr (mn_major_b) {
+#pragma unroll
+            for (int c = 0; c < bn / 64; ++c) {
+              arch::tma_load_2d(a + a_bytes + c * chunk_bytes, &map_b, n0 + 64 * c, t * bk, &full[s]);
+            }
+          } else {
+            arch::tma_load_2d(a + a_bytes, &map_b, t * bk, n0, &full[s]);
+          }
+        }
       }
     }
   } else {
     arch::set_max_registers<232, true>();
     const int consumer = warpgroup - 1;
-    float acc[bn / 2];
-#pragma unroll
-    for (int i = 0; i < bn / 2; ++i) acc[i] = 0.0f;
-    for (int t = 0; t < k_tiles; ++t) {
-      const int s = t % stages;
-      arch::mbarrier_wait(&full[s], (t / stages) & 1);
-      const uint32_t a = arch::shared_address(shared + s * Policy::stage_bytes) + consumer * 64 * 128;
-      const uint32_t b = arch::shared_address(shared + s * Policy::stage_bytes + a_bytes);
-      arch::wgmma_fence_registers(acc);
-      arch::wgmma_fence();
-#pragma unroll
-      for (int step = 0; step < bk / 16; ++step) {  // 16 elements of k are 32 bytes along the swizzled rows
-        arch::wgmma_m64k16<element, bn>(acc, arch::wgmma_descriptor_k_major_sw128(a + step * 32),
-                                        arch::wgmma_descriptor_k_major_sw128(b + step * 32), 1);
-      }
-      arch::wgmma_commit();
-      arch::wgmma_wait<0>();
-      arch::wgmma_fence_registers(acc);
-      if (threadIdx.x % 128 == 0) arch::mbarrier_arrive(&empty[s]);
-    }
-    // wgmma's accumulator layout (arch/wgmma.cuh): warp w's rows 16w + g and 16w + g + 8 of the strip.
     const int warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
-    const int64_t row0 = int64_t(blockIdx.x) * Policy::block_m + consumer * 64 + warp * 16 + lane / 4;
-    const int64_t col0 = int64_t(blockIdx.y) * bn + 2 * (lane % 4);
     const bool read_c = out.beta != 0.0f;
+    int use = 0;  // as the producer counts
+    for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+      int tile_m, tile_n;
+      wgmma_tile(tile, tiles_m, tiles_n, out.group_m, tile_m, tile_n);
+      float acc[bn / 2];
 #pragma unroll
-    for (int j = 0; j < bn / 8; ++j) {
+      for (int i = 0; i < bn / 2; ++i) acc[i] = 0.0f;
+      for (int t = 0; t < k_tiles; ++t, ++use) {
+        const int s = use % stages;
+        arch::mbarrier_wait(&full[s], (use / stages) & 1);
+        const uint32_t a = arch::shared_address(shared + s * Policy::stage_bytes) + consumer * chunk_bytes;
+        const uint32_t b = arch::shared_address(shared + s * Policy::stage_bytes + a_bytes);
+        arch::wgmma_fence_registers(acc);
+        arch::wgmma_fence();
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
+        for (int step = 0; step < bk / 16; ++step) {
+          // 16 elements of k: 32 bytes along a K-major tile's swizzled rows, 16 lines (2048 bytes) of an MN-major one.
+          const uint64_t desc_a = mn_major_a ? arch::wgmma_descriptor_mn_major_sw128(a + step * 2048, chunk_bytes)
+                                             : arch::wgmma_descriptor_k_major_sw128(a + step * 32);
+          const uint64_t desc_b = mn_major_b ? arch::wgmma_descriptor_mn_major_sw128(b + step * 2048, chunk_bytes)
+                                             : arch::wgmma_descriptor_k_major_sw128(b + step * 32);
+          arch::wgmma_m64k16<element, bn, mn_major_a, mn_major_b>(acc, desc_a, desc_b, 1);
+        }
+        arch::wgmma_commit();
+        arch::wgmma_wait<0>();
+        arch::wgmma_fence_registers(acc);
+        if (threadIdx.x % 128 == 0) arch::mbarrier_arrive(&empty[s]);
+      }
+      // wgmma's accumulator layout (arch/wgmma.cuh): warp w's rows 16w + g and 16w + g + 8 of the strip. The
+      // producer meanwhile fills the stages with the next tile's slices.
+      const int64_t row0 = int64_t(tile_m) * Policy::block_m + consumer * 64 + warp * 16 + lane / 4;
+      const int64_t col0 = int64_t(tile_n) * bn + 2 * (lane % 4);
 #pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          const int64_t row = row0 + 8 * h, col = col0 + 8 * j + e;
-          if (row < out.m && col < out.n) {
-            typename Policy::element_c* c = out.c + row + col * out.ldc;
-            const float scaled = out.alpha * acc[4 * j + 2 * h + e];
-            *c = convert<typename Policy::element_c>(read_c ? scaled + out.beta * convert<float>(*c) : scaled);
+      for (int j = 0; j < bn / 8; ++j) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+#pragma unroll
+          for (int e = 0; e < 2; ++e) {
+            const int64_t row = row0 + 8 * h, col = col0 + 8 * j + e;
+            if (row < out.m && col < out.n) {
+              typename Policy::element_c* c = out.c + row + col * out.ldc;
+              const float scaled = out.alpha * acc[4 * j + 2 * h + e];
+              *c = convert<typename Policy::element_c>(read_c ? scaled + out.beta * convert<float>(*c) : scaled);
+            }
           }
         }
       }
     }
   }
 #else
-  (void)map_a, (void)map_b, (void)out;  // other images: the host never launches this (see tma_wgmma_image)
+  (void)map_a, (void)map_b, (void)out;  // other images: the host never launches this (see wgmma_image_probe)
 #endif
 }
 

@@ -230,6 +230,10 @@ struct tuning_values {
   double peel_speed = 0;                     ///< See simt_f32_thresholds::peel_speed.
   double medium_speed = 0;                   ///< See simt_f32_thresholds::medium_speed.
   double small_speed = 0;                    ///< See simt_f32_thresholds::small_speed.
+  policy_numbers wgmma;                      ///< The sm_90a kernel's policy (block_m == 0: the entry has none).
+  double wgmma_min_wave = 0;                 ///< See simt_f32_thresholds::wgmma_min_wave.
+  bool wgmma_persistent = false;             ///< See simt_f32_thresholds::wgmma_persistent.
+  int wgmma_group_m = 1;                     ///< See simt_f32_thresholds::wgmma_group_m.
 
   /// The numbers of a slot's policy.
   const policy_numbers& operator[](slot s) const { return slots[int(s)]; }
@@ -254,6 +258,10 @@ tuning_values values_of() {
   v.peel_speed = Entry::peel_speed;
   v.medium_speed = Entry::medium_speed;
   v.small_speed = Entry::small_speed;
+  if constexpr (!std::is_void<typename Entry::wgmma>::value) v.wgmma = numbers_of<typename Entry::wgmma>();
+  v.wgmma_min_wave = Entry::wgmma_min_wave;
+  v.wgmma_persistent = Entry::wgmma_persistent;
+  v.wgmma_group_m = Entry::wgmma_group_m;
   return v;
 }
 

@@ -77,6 +77,18 @@ struct simt_f32_thresholds {
   static constexpr double medium_speed = 1.0;
   /// Throughput of `small` relative to the large tiles on full waves.
   static constexpr double small_speed = 0.85;
+  /// The entry's sm_90a kernel (a wgmma_policy), or void for none. An entry that names one runs every problem
+  /// that suits it there, on a device that executes the sm_90a image (tgemm::gemm() checks which image runs).
+  using wgmma = void;
+  /// A problem suits the sm_90a kernel when neither m nor n is thin (at most narrow_extent) and its tiles fill at
+  /// least this fraction of the multiprocessors (that kernel does not split k: smaller grids keep the other tiles).
+  static constexpr double wgmma_min_wave = 0.5;
+  /// The sm_90a kernel runs one persistent block per multiprocessor (true), which overlaps each tile's epilogue
+  /// with the next tile's copies, or one block per tile (false).
+  static constexpr bool wgmma_persistent = true;
+  /// Tile rows per group of the sm_90a kernel's tile order (kernel::wgmma_tile): blocks running together share
+  /// strips of A and B in L2.
+  static constexpr int wgmma_group_m = 16;
 };
 
 /// Turing (sm_75): 64 KiB of shared memory per SM and no cp.async; the second stage is filled with plain

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "../policy/tensorop_policy.cuh"
+#include "../policy/wgmma_policy.cuh"
 #include "simt_f32.cuh"
 
 namespace tgemm::tuning {
@@ -89,6 +90,10 @@ struct tensorop_f16_sm90 : tensorop_f16_sm80<Element, ElementC> {
   using general = tensorop_f16_large_policy<4, Element, ElementC>;
   using general_tn = general;  ///< Every op pair loads alike: the same tile.
   using general_tt = general;  ///< Every op pair loads alike: the same tile.
+  /// On an sm_90a image: TMA + wgmma, 128 x 256 x 64 tiles in four stages, every layout (bf16 on an H200,
+  /// tgemm_bench_hopper: 720 TFLOP/s at 4096^3 against 434-446 for the mma.sync tile above; see
+  /// bench/results/h200-hopper-first.md).
+  using wgmma = wgmma_policy<block_shape<128, 256, 64>, 4, Element, ElementC>;
 };
 
 /// The newest entry of the 16-bit table for A and B of type Element and C of type ElementC.
