@@ -201,25 +201,7 @@ static void tensor_core_gemm(int m, int n, int k, const bf16* a, const bf16* b, 
 }
 //! [kernel]
 
-/// Random values in [-1, 1) rounded to bf16, on the device, and widened back to float for the host check (exactly:
-/// a bf16 is a float with its low 16 bits zero).
-struct bf16_matrix {
-  std::vector<float> values;
-  bf16* device = nullptr;
-
-  bf16_matrix(size_t count, uint64_t seed) : values(tutorial::random_values(count, seed)) {
-    std::vector<bf16> rounded(count);
-    for (size_t i = 0; i < count; ++i) {
-      rounded[i] = __float2bfloat16(values[i]);
-      values[i] = __bfloat162float(rounded[i]);
-    }
-    TUTORIAL_CHECK(cudaMalloc(&device, count * sizeof(bf16)));
-    TUTORIAL_CHECK(cudaMemcpy(device, rounded.data(), count * sizeof(bf16), cudaMemcpyHostToDevice));
-  }
-  bf16_matrix(const bf16_matrix&) = delete;
-  bf16_matrix& operator=(const bf16_matrix&) = delete;
-  ~bf16_matrix() { cudaFree(device); }
-};
+using tutorial::bf16_matrix;  // random bf16 values on the device, and their float values (common.cuh)
 
 /// Checks the row-major m x n float result in `c` against float64 products of the bf16 inputs.
 static bool check(const char* label, int m, int n, int k, const bf16_matrix& a, const bf16_matrix& b,

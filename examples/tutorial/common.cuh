@@ -6,6 +6,7 @@
 //   median_ms()            times a launch with CUDA events: warm-up, then the median of several launches.
 #pragma once
 
+#include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -228,5 +229,25 @@ inline int device_arch() {
   TUTORIAL_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
   return major * 100 + minor * 10;
 }
+
+/// Random values in [-1, 1) rounded to bf16 on the device (steps 12 and 13), and widened back to float for the host
+/// check (exactly: a bf16 is a float with its low 16 bits zero).
+struct bf16_matrix {
+  std::vector<float> values;
+  __nv_bfloat16* device = nullptr;
+
+  bf16_matrix(size_t count, uint64_t seed) : values(random_values(count, seed)) {
+    std::vector<__nv_bfloat16> rounded(count);
+    for (size_t i = 0; i < count; ++i) {
+      rounded[i] = __float2bfloat16(values[i]);
+      values[i] = __bfloat162float(rounded[i]);
+    }
+    TUTORIAL_CHECK(cudaMalloc(&device, count * sizeof(__nv_bfloat16)));
+    TUTORIAL_CHECK(cudaMemcpy(device, rounded.data(), count * sizeof(__nv_bfloat16), cudaMemcpyHostToDevice));
+  }
+  bf16_matrix(const bf16_matrix&) = delete;
+  bf16_matrix& operator=(const bf16_matrix&) = delete;
+  ~bf16_matrix() { cudaFree(device); }
+};
 
 }  // namespace tutorial
