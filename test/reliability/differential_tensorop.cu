@@ -1,7 +1,7 @@
 // Randomized differential test of tgemm's tensor-core paths: tgemm::gemm() against cuBLAS (cublasGemmEx) and the
 // float64 host reference on the same rounded inputs. The companion of differential_test.cu (float, strict FP32).
 //
-// Seven type combinations ("types"), each run on --cases N random cases (default 10,000 per type; 200 with --small):
+// Eleven type combinations ("types"), each run on --cases N random cases (default 10,000 per type; 200 with --small):
 //   half_half   A, B, C __half                            cuBLAS: CUDA_R_16F  A, B, C;      CUBLAS_COMPUTE_32F
 //   half_float  A, B __half, C float                      cuBLAS: CUDA_R_16F  A, B, R_32F C; CUBLAS_COMPUTE_32F
 //   bf16_bf16   A, B, C __nv_bfloat16                     cuBLAS: CUDA_R_16BF A, B, C;      CUBLAS_COMPUTE_32F
@@ -10,6 +10,10 @@
 //   tf32x3      float, options.math = math_mode::tf32x3   cuBLAS: CUDA_R_32F; CUBLAS_COMPUTE_32F_PEDANTIC (cuBLAS
 //               has no 3xTF32: its FP32 result is what 3xTF32 must come close to)
 //   f64         A, B, C double (DMMA)                     cuBLAS: CUDA_R_64F; CUBLAS_COMPUTE_64F
+//   half_half_wgmma, half_float_wgmma, bf16_bf16_wgmma, bf16_float_wgmma: the four 16-bit combinations on the
+//               Hopper kernel (tgemm::experimental::gemm_tma_wgmma with the tuning table's sm_90a policy, so that
+//               every size runs it), A and B always TMA-aligned, C aligned or not; only on an sm_90 GPU running an
+//               sm_90a build (left out of the default list elsewhere)
 // cuBLAS runs with CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION (its split-K partials of
 // a 16-bit C stay in float); a row-major call is expressed as the column-major call C^T = op(B)^T op(A)^T.
 //
@@ -55,6 +59,7 @@
 #include "require_gpu.hpp"
 
 #include <tgemm/gemm.cuh>
+#include <tgemm/host/launch_tma_wgmma.cuh>
 
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
@@ -138,6 +143,7 @@ struct type_info {
   error_bound tgemm_bound;   // tgemm against the float64 reference
   error_bound cublas_bound;  // cuBLAS against the float64 reference
   bool scaled_values;        // values scaled by 2^-20 .. 2^20 stay in range (not for __half)
+  bool sm90a_kernel;         // run through tgemm::experimental::gemm_tma_wgmma (the Hopper kernel), any size
 };
 
 constexpr double half_floor = 0x1p-25, bf16_floor = 0x1p-134, float_floor = 0x1p-149, double_floor = 0x1p-1074;
@@ -150,21 +156,34 @@ const type_info types[] = {
     // H200: k = 9, beta = 1, a cancelling sum off by 80x the single-rounding bound), so its bound adds a rounding
     // of the magnitude; tgemm rounds once.
     {"half_half", "A, B, C __half", 2, 2, math_mode::strict, CUBLAS_COMPUTE_32F, "CUDA_R_16F, CUBLAS_COMPUTE_32F",
-     {0, 0x1p-11, half_floor}, {0x1p-11, 0x1p-11, half_floor}, false},
+     {0, 0x1p-11, half_floor}, {0x1p-11, 0x1p-11, half_floor}, false, false},
     {"half_float", "A, B __half, C float", 2, 4, math_mode::strict, CUBLAS_COMPUTE_32F,
-     "CUDA_R_16F (C CUDA_R_32F), CUBLAS_COMPUTE_32F", {0, 0, float_floor}, {0, 0, float_floor}, false},
+     "CUDA_R_16F (C CUDA_R_32F), CUBLAS_COMPUTE_32F", {0, 0, float_floor}, {0, 0, float_floor}, false, false},
     {"bf16_bf16", "A, B, C __nv_bfloat16", 2, 2, math_mode::strict, CUBLAS_COMPUTE_32F,
-     "CUDA_R_16BF, CUBLAS_COMPUTE_32F", {0, 0x1p-8, bf16_floor}, {0x1p-8, 0x1p-8, bf16_floor}, true},
+     "CUDA_R_16BF, CUBLAS_COMPUTE_32F", {0, 0x1p-8, bf16_floor}, {0x1p-8, 0x1p-8, bf16_floor}, true, false},
     {"bf16_float", "A, B __nv_bfloat16, C float", 2, 4, math_mode::strict, CUBLAS_COMPUTE_32F,
-     "CUDA_R_16BF (C CUDA_R_32F), CUBLAS_COMPUTE_32F", {0, 0, float_floor}, {0, 0, float_floor}, true},
+     "CUDA_R_16BF (C CUDA_R_32F), CUBLAS_COMPUTE_32F", {0, 0, float_floor}, {0, 0, float_floor}, true, false},
     {"tf32", "A, B, C float, math_mode::tf32", 4, 4, math_mode::tf32, CUBLAS_COMPUTE_32F_FAST_TF32,
      "CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32", {tf32_rounded, 0, float_floor}, {tf32_truncated, 0, float_floor},
-     true},
+     true, false},
     {"tf32x3", "A, B, C float, math_mode::tf32x3", 4, 4, math_mode::tf32x3, CUBLAS_COMPUTE_32F_PEDANTIC,
-     "CUDA_R_32F, CUBLAS_COMPUTE_32F_PEDANTIC (FP32)", {tf32x3_input, 0, float_floor}, {0, 0, float_floor}, true},
+     "CUDA_R_32F, CUBLAS_COMPUTE_32F_PEDANTIC (FP32)", {tf32x3_input, 0, float_floor}, {0, 0, float_floor}, true,
+     false},
     // Twice double's unit roundoff per term, for both (the DMMA units and cuBLAS's DGEMM accumulate in double).
     {"f64", "A, B, C double", 8, 8, math_mode::strict, CUBLAS_COMPUTE_64F, "CUDA_R_64F, CUBLAS_COMPUTE_64F",
-     {0, 0, double_floor, 0x1p-52}, {0, 0, double_floor, 0x1p-52}, true},
+     {0, 0, double_floor, 0x1p-52}, {0, 0, double_floor, 0x1p-52}, true, false},
+    // The four 16-bit combinations again, on the Hopper kernel of tgemm::gemm()'s sm_90a plans, called through
+    // tgemm::experimental::gemm_tma_wgmma with the tuning table's policy so that every size takes it (gemm() keeps
+    // small problems on mma.sync). A and B are always TMA-aligned; C may be misaligned. Run only on an sm_90 GPU
+    // with an sm_90a build (left out of the default list elsewhere).
+    {"half_half_wgmma", "A, B, C __half, Hopper kernel", 2, 2, math_mode::strict, CUBLAS_COMPUTE_32F,
+     "CUDA_R_16F, CUBLAS_COMPUTE_32F", {0, 0x1p-11, half_floor}, {0x1p-11, 0x1p-11, half_floor}, false, true},
+    {"half_float_wgmma", "A, B __half, C float, Hopper kernel", 2, 4, math_mode::strict, CUBLAS_COMPUTE_32F,
+     "CUDA_R_16F (C CUDA_R_32F), CUBLAS_COMPUTE_32F", {0, 0, float_floor}, {0, 0, float_floor}, false, true},
+    {"bf16_bf16_wgmma", "A, B, C __nv_bfloat16, Hopper kernel", 2, 2, math_mode::strict, CUBLAS_COMPUTE_32F,
+     "CUDA_R_16BF, CUBLAS_COMPUTE_32F", {0, 0x1p-8, bf16_floor}, {0x1p-8, 0x1p-8, bf16_floor}, true, true},
+    {"bf16_float_wgmma", "A, B __nv_bfloat16, C float, Hopper kernel", 2, 4, math_mode::strict, CUBLAS_COMPUTE_32F,
+     "CUDA_R_16BF (C CUDA_R_32F), CUBLAS_COMPUTE_32F", {0, 0, float_floor}, {0, 0, float_floor}, true, true},
 };
 constexpr int type_count = int(sizeof types / sizeof types[0]);
 
@@ -296,7 +315,12 @@ case_spec make_case(uint64_t seed, int type, int64_t index, bool small) {
   c.lda = tgemm::test::min_ld(c.order, c.op_a, c.m, c.k);
   c.ldb = tgemm::test::min_ld(c.order, c.op_b, c.k, c.n);
   c.ldc = tgemm::test::min_ld(c.order, op::none, c.m, c.n);
-  if (r.chance(0.3)) {  // 16-byte aligned: the tensor-core tiles read the operands in place
+  if (info.sm90a_kernel) {  // A and B as TMA needs them (16-byte aligned, ld a multiple of 16 bytes); C anyhow
+    c.lda = round_up(c.lda, vec_ab) + vec_ab * r.below(2);
+    c.ldb = round_up(c.ldb, vec_ab) + vec_ab * r.below(2);
+    c.ldc += r.between(0, 9);
+    c.offset_c = r.chance(0.25) ? r.between(1, 3) : 0;
+  } else if (r.chance(0.3)) {  // 16-byte aligned: the tensor-core tiles read the operands in place
     c.lda = round_up(c.lda, vec_ab) + vec_ab * r.below(2);
     c.ldb = round_up(c.ldb, vec_ab) + vec_ab * r.below(2);
     c.ldc = round_up(c.ldc, vec_c) + vec_c * r.below(2);
@@ -667,6 +691,7 @@ struct options {
   int replay_type = 0;
   int64_t replay_index = 0;
   std::vector<int> types;  // empty: all
+  bool types_given = false;  // --types or --case named them
   bool small = false;
   bool use_cublas = true;
   bool verbose = false;
@@ -740,10 +765,22 @@ struct harness {
     verdict v;
     tgemm::options tgemm_options;
     tgemm_options.math = info.math;
-    const status s = tgemm::gemm(c.order, c.op_a, c.op_b, c.m, c.n, c.k, c.alpha, a + c.offset_a, c.lda,
-                                 b + c.offset_b, c.ldb, c.beta, cc + c.offset_c, c.ldc, nullptr, tgemm_options);
+    status s = status::success;
+    if constexpr (sizeof(T) == 2) {
+      if (info.sm90a_kernel) {
+        using policy = typename tgemm::tuning::tensorop_f16_sm90<T, TC>::wgmma;
+        s = tgemm::experimental::gemm_tma_wgmma<policy>(c.order, c.op_a, c.op_b, c.m, c.n, c.k, c.alpha,
+                                                        a + c.offset_a, c.lda, b + c.offset_b, c.ldb, c.beta,
+                                                        cc + c.offset_c, c.ldc);
+      }
+    }
+    if (!info.sm90a_kernel) {
+      s = tgemm::gemm(c.order, c.op_a, c.op_b, c.m, c.n, c.k, c.alpha, a + c.offset_a, c.lda, b + c.offset_b, c.ldb,
+                      c.beta, cc + c.offset_c, c.ldc, nullptr, tgemm_options);
+    }
     if (s != status::success) {
-      v.fail(std::string("tgemm::gemm() returned ") + tgemm::to_string(s) + ": " + tgemm::last_error().message);
+      v.fail(std::string(info.sm90a_kernel ? "gemm_tma_wgmma() returned " : "tgemm::gemm() returned ") +
+             tgemm::to_string(s) + ": " + tgemm::last_error().message);
     }
     const cudaError_t launch_error = cudaGetLastError();
     if (launch_error != cudaSuccess) {
@@ -877,6 +914,10 @@ struct harness {
       case 2: return run_as<__nv_bfloat16, __nv_bfloat16>(c, self_test);
       case 3: return run_as<__nv_bfloat16, float>(c, self_test);
       case 6: return run_as<double, double>(c, self_test);
+      case 7: return run_as<__half, __half>(c, self_test);
+      case 8: return run_as<__half, float>(c, self_test);
+      case 9: return run_as<__nv_bfloat16, __nv_bfloat16>(c, self_test);
+      case 10: return run_as<__nv_bfloat16, float>(c, self_test);
       default: return run_as<float, float>(c, self_test);  // tf32, tf32x3
     }
   }
@@ -979,6 +1020,7 @@ int main(int argc, char* argv[]) {
   if (!h.opt.seed_given) h.opt.seed = tgemm::test::run_seed();  // TGEMM_TEST_SEED, else fresh; printed
   if (h.opt.small && !h.opt.cases_given) h.opt.cases = 200;
   if (h.opt.replay) h.opt.types.assign(1, h.opt.replay_type);
+  h.opt.types_given = !h.opt.types.empty();
   if (h.opt.types.empty()) {
     for (int t = 0; t < type_count; ++t) h.opt.types.push_back(t);
   }
@@ -1021,6 +1063,29 @@ int main(int argc, char* argv[]) {
   if (const char* override_tf32 = std::getenv("NVIDIA_TF32_OVERRIDE")) {
     std::printf("NVIDIA_TF32_OVERRIDE=%s (=0 makes tgemm's and cuBLAS's TF32 strict FP32: the bounds still hold)\n",
                 override_tf32);
+  }
+
+  // The Hopper kernel's types need an sm_90 GPU running this build's sm_90a image: left out of the default list
+  // elsewhere (and failed, with the reason, when asked for by name).
+  if (tgemm::detail::check_tma_wgmma_image(0) != status::success) {
+    const std::string reason = tgemm::last_error().message;
+    if (h.opt.types_given) {
+      for (const int t : h.opt.types) {
+        if (types[t].sm90a_kernel) {
+          std::printf("type %s cannot run here: %s\n0 passed, 1 failed\n", types[t].name, reason.c_str());
+          return 1;
+        }
+      }
+    } else {
+      std::vector<int> kept;
+      for (const int t : h.opt.types) {
+        if (!types[t].sm90a_kernel) kept.push_back(t);
+      }
+      h.opt.types = kept;
+      selected.clear();
+      for (const int t : h.opt.types) selected += std::string(selected.empty() ? "" : ",") + types[t].name;
+      std::printf("the Hopper kernel's types are left out: %s\n", reason.c_str());
+    }
   }
 
   if (h.opt.use_cublas) {
