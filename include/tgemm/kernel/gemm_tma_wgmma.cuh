@@ -23,6 +23,7 @@
 #include "../arch/mbarrier.cuh"
 #include "../arch/tma.cuh"
 #include "../arch/wgmma.cuh"
+#include "../device/epilogue.cuh"
 #include "../numeric.cuh"
 #include "../types.cuh"
 
@@ -70,10 +71,10 @@ __device__ __forceinline__ void wgmma_tile(int index, int tiles_m, int tiles_n, 
 
 /// Persistent: block b computes tiles b, b + gridDim.x, ... of the order wgmma_tile() gives (a grid of one block per
 /// tile computes each once; a grid of one block per multiprocessor overlaps a tile's epilogue with the copies of
-/// the next: the producer runs ahead through the same stage ring, whose phases count on across tiles). OpA and OpB are the
-/// column-major call's ops: map_a describes A as stored (op::transpose: m lines of k, boxes of 64 x block_m;
-/// op::none: k lines of m, boxes of 64 x 64), map_b likewise (op::none: n lines of k, boxes of 64 x block_n;
-/// op::transpose: k lines of n, boxes of 64 x 64).
+/// the next: the producer runs ahead through the same stage ring, whose phases count on across tiles).
+/// OpA and OpB are the column-major call's ops: map_a describes A as stored (op::transpose: m lines of k, boxes of
+/// 64 x block_m; op::none: k lines of m, boxes of 64 x 64), map_b likewise (op::none: n lines of k, boxes of
+/// 64 x block_n; op::transpose: k lines of n, boxes of 64 x 64).
 template <class Policy, op OpA, op OpB>
 __global__ void __launch_bounds__(Policy::threads, 1)
     gemm_tma_wgmma(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
@@ -183,8 +184,8 @@ __global__ void __launch_bounds__(Policy::threads, 1)
             const int64_t row = row0 + 8 * h, col = col0 + 8 * j + e;
             if (row < out.m && col < out.n) {
               typename Policy::element_c* c = out.c + row + col * out.ldc;
-              const float scaled = out.alpha * acc[4 * j + 2 * h + e];
-              *c = convert<typename Policy::element_c>(read_c ? scaled + out.beta * convert<float>(*c) : scaled);
+              *c = device::detail::combine(acc[4 * j + 2 * h + e], out.alpha, out.beta,
+                                           read_c ? *c : zero<typename Policy::element_c>(), read_c);
             }
           }
         }
