@@ -22,12 +22,9 @@
 #include <cublas_v2.h>
 
 #include "common.cuh"
+#include "cublas_check.cuh"
 
-static void check_cublas(cublasStatus_t status, const char* call) {
-  if (status == CUBLAS_STATUS_SUCCESS) return;
-  std::fprintf(stderr, "%s failed: %s\n", call, cublasGetStatusString(status));
-  std::exit(EXIT_FAILURE);
-}
+using tutorial::check_cublas;
 
 int main(int argc, char** argv) {
   const int size = tutorial::size_argument(argc, argv, 4096);

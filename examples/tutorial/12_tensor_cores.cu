@@ -49,6 +49,9 @@
 #include <cuda_bf16.h>
 
 #include "common.cuh"
+#include "cublas_check.cuh"
+
+using tutorial::check_cublas;
 
 using bf16 = __nv_bfloat16;
 
@@ -213,12 +216,6 @@ static bool check(const char* label, int m, int n, int k, const bf16_matrix& a, 
 
 static void fill_nan(const tutorial::device_buffer& c, size_t count) {  // unwritten elements then fail the check
   TUTORIAL_CHECK(cudaMemset(c.data(), 0xFF, count * sizeof(float)));
-}
-
-static void check_cublas(cublasStatus_t status, const char* call) {
-  if (status == CUBLAS_STATUS_SUCCESS) return;
-  std::fprintf(stderr, "%s failed: %s\n", call, cublasGetStatusString(status));
-  std::exit(EXIT_FAILURE);
 }
 
 int main(int argc, char** argv) {

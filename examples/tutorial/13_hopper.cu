@@ -46,6 +46,9 @@
 #include <functional>
 
 #include "common.cuh"
+#include "cublas_check.cuh"
+
+using tutorial::check_cublas;
 
 using bf16 = __nv_bfloat16;
 
@@ -54,12 +57,6 @@ using tutorial::bf16_matrix;  // random bf16 values on the device, and their flo
 static void check_status(tgemm::status s, const char* call) {
   if (s == tgemm::status::success) return;
   std::fprintf(stderr, "%s: %s: %s\n", call, tgemm::to_string(s), tgemm::last_error().message.c_str());
-  std::exit(EXIT_FAILURE);
-}
-
-static void check_cublas(cublasStatus_t status, const char* call) {
-  if (status == CUBLAS_STATUS_SUCCESS) return;
-  std::fprintf(stderr, "%s failed: %s\n", call, cublasGetStatusString(status));
   std::exit(EXIT_FAILURE);
 }
 
