@@ -1,9 +1,8 @@
 /// \file host/launch_tma_wgmma.cuh
 /// \brief Running the Hopper kernels (kernel/gemm_tma_wgmma.cuh): the image check, tensor maps and launch that
 /// tgemm::gemm()'s plans use on sm_90a (detail::wgmma_kernels), and tgemm::experimental::gemm_tma_wgmma<Policy>(),
-/// one fixed policy for one layout (A stored as a column-major k x m array and used transposed, B a column-major
-/// k x n array, C column-major m x n: cuBLAS's CUBLAS_OP_T, CUBLAS_OP_N). Arguments are checked as gemm() checks
-/// them, and a GPU or a build that cannot run the kernel gets a named status.
+/// one fixed policy with gemm()'s arguments (any storage order and op pair, any size; A and B as TMA reads them).
+/// Arguments are checked as gemm() checks them, and a GPU or a build that cannot run the kernel gets a named status.
 #pragma once
 
 #include <cuda.h>
