@@ -21,7 +21,8 @@ enum class status : int {
   null_pointer,                ///< A matrix that the call must read or write is a null pointer.
   misaligned_operand,          ///< A pointer or leading dimension does not meet the policy's vector alignment.
   invalid_extents,             ///< mdspan views whose extents do not agree (m, n, k).
-  unsupported_layout,          ///< An mdspan view with no unit stride in either dimension.
+  unsupported_layout,          ///< An mdspan view with no unit stride in either dimension, or an op pair that a
+                               ///< fixed kernel cannot read.
   no_cuda_device,              ///< No usable CUDA device (none present, or the driver is missing or too old).
   arch_not_compiled,           ///< The device's architecture has no tgemm kernel image in this build.
   cuda_error,                  ///< A CUDA runtime call failed; last_error().cuda holds its cudaError_t.

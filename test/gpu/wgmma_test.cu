@@ -2,8 +2,10 @@
 // (every policy and element combination, every op pair in both storage orders) and through tgemm::gemm() (large
 // problems on sm_90a take it: the recorded plan says so), against the float64 host loop on the same (rounded)
 // inputs: ragged tile edges, k = 0 and 1, alpha and beta edge values, beta = 0 on a NaN-filled C, a misaligned
-// operand (realigned first), and arguments it must refuse. On a GPU that is not sm_90 the experimental entry must
-// say unsupported_device, and the test checks that instead.
+// operand (realigned first), and arguments it must refuse. Float operands run as TF32 (math_mode::tf32): the kernel
+// reads them along k only, so gemm() copies the others K-major first, and the hardware truncates each input to TF32
+// (the bound allows 2^-10 per input). On a GPU that is not sm_90 the experimental entry must say
+// unsupported_device, and the test checks that instead.
 #include <tgemm/gemm.cuh>
 #include <tgemm/host/launch_tma_wgmma.cuh>
 #include <tgemm/policy/wgmma_policy.cuh>
@@ -38,6 +40,16 @@ using narrow_tile = tgemm::wgmma_policy<tgemm::block_shape<64, 128, 64>, 6, T, T
 
 using policies = std::tuple<wide_tile<__nv_bfloat16>, wide_tile_float_c<__nv_bfloat16>, narrow_tile<__nv_bfloat16>,
                             wide_tile<__half>, wide_tile_float_c<__half>, narrow_tile<__half>>;
+
+/// The TF32 Hopper kernel's policy (the tuning table's).
+using tf32_tile = tgemm::tuning::tensorop_tf32_sm90<tgemm::math_mode::tf32>::wgmma;
+
+/// The relative error of each input as the tensor cores read it: float goes in as TF32, truncated to 10 explicit
+/// mantissa bits (wgmma reads the top 19 bits of a float), so up to 2^-10; 16-bit inputs are exact.
+template <class T>
+double input_unit() {
+  return std::is_same<T, float>::value ? std::ldexp(1.0, -10) : 0.0;
+}
 
 /// The unit roundoff of C's element type (0 for float: its rounding is inside the k-dependent factor).
 template <class T>
@@ -109,7 +121,9 @@ bool check_call(const Call& call, layout order, op op_a, op op_b, int64_t m, int
   const std::vector<TC> result = d_c.download();
   const tgemm::test::reference_result ref = tgemm::test::reference_gemm(
       order, op_a, op_b, m, n, k, alpha, a_float.data() + offset_a, lda, b_float.data(), ldb, beta, c_float.data(), ldc);
-  const double factor = tgemm::test::error_factor(k), unit = output_unit<TC>();
+  // Each product of two inputs off by u_in each is off by at most (2 u_in + u_in^2) of its magnitude.
+  const double factor = tgemm::test::error_factor(k) + 2 * input_unit<T>() + input_unit<T>() * input_unit<T>();
+  const double unit = output_unit<TC>();
   int64_t bad = 0;
   for (int64_t i = 0; i < c_count; ++i) {
     if (i % ldc >= inner && !tgemm::test::same_bits(result[size_t(i)], c[size_t(i)]) && ++bad <= 5) {
@@ -156,11 +170,14 @@ struct few_blocks {
   }
 };
 
-/// tgemm::gemm() as a callable.
+/// tgemm::gemm() as a callable (TF32 for float operands).
 struct dispatched {
-  template <class... Arguments>
-  status operator()(Arguments... arguments) const {
-    return tgemm::gemm(arguments...);
+  template <class T, class TC>
+  status operator()(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, float alpha, const T* a,
+                    int64_t lda, const T* b, int64_t ldb, float beta, TC* c, int64_t ldc) const {
+    tgemm::options opts;
+    if constexpr (std::is_same<T, float>::value) opts.math = tgemm::math_mode::tf32;
+    return tgemm::gemm(order, op_a, op_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, nullptr, opts);
   }
 };
 
@@ -240,6 +257,87 @@ TEMPLATE_LIST_TEST_CASE("gemm() on sm_90a: large problems take the Hopper kernel
   // A thin problem keeps the mma.sync tiles.
   check_call<T, TC>(dispatched{}, layout::col_major, op::none, op::none, 16, 4096, 512, 1.0f, 0.0f);
   CHECK_FALSE(plans.last().wgmma);
+}
+
+TEST_CASE("TF32 Hopper kernel: operands read along k, tile edges, alpha and beta", "[wgmma]") {
+  const fixed_policy<tf32_tile> call;
+  const int64_t shapes[][3] = {{128, 256, 32}, {1, 1, 1}, {129, 257, 36}, {300, 513, 1000}, {1000, 64, 4},
+                               {64, 1000, 200}, {200, 300, 0}};
+  // The one op pair the kernel reads: A^T and B in column-major form, which a row-major call with op(A) = A and
+  // op(B) = B^T becomes.
+  const struct {
+    layout order;
+    op a, b;
+  } readable[] = {{layout::col_major, op::transpose, op::none}, {layout::row_major, op::none, op::transpose}};
+  for (const auto& r : readable) {
+    for (const auto& shape : shapes) {
+      if (!check_call<float, float>(call, r.order, r.a, r.b, shape[0], shape[1], shape[2], 1.0f, 0.0f)) return;
+    }
+    check_call<float, float>(call, r.order, r.a, r.b, 257, 129, 136, -1.5f, 0.75f);  // beta != 0 reads C
+    check_call<float, float>(call, r.order, r.a, r.b, 130, 260, 64, 0.0f, 2.0f);     // A, B not read
+    check_call<float, float>(call, r.order, r.a, r.b, 1500, 3000, 330, 1.0f, 0.0f);  // persistent, two tiles each
+  }
+  // Every other pair is refused before anything runs, C untouched.
+  const int64_t m = 64, n = 64, k = 64;
+  device_buffer<float> a(size_t(m * k)), b(size_t(k * n)), c(size_t(m * n));
+  std::vector<float> poison(size_t(m * n), tgemm::test::sentinel<float>());
+  c.upload(poison);
+  for (const auto& ops : op_pairs) {
+    if (ops[0] == op::transpose && ops[1] == op::none) continue;
+    INFO(to_string(ops[0]) << "/" << to_string(ops[1]));
+    CHECK(tgemm::experimental::gemm_tma_wgmma<tf32_tile>(layout::col_major, ops[0], ops[1], m, n, k, 1.0f, a.get(), 64,
+                                                         b.get(), 64, 0.0f, c.get(), m) == status::unsupported_layout);
+    INFO(tgemm::last_error().message);
+  }
+  TGEMM_CUDA_REQUIRE(cudaDeviceSynchronize());
+  const std::vector<float> after = c.download();
+  for (size_t i = 0; i < after.size(); ++i) REQUIRE(tgemm::test::same_bits(after[i], poison[i]));
+}
+
+TEST_CASE("TF32 Hopper kernel: persistent blocks walk several tiles each", "[wgmma][sanitize]") {
+  const few_blocks<tf32_tile, 3> call;
+  if (!check_call<float, float>(call, layout::col_major, op::transpose, op::none, 300, 700, 200, 1.0f, 0.0f)) return;
+  check_call<float, float>(call, layout::col_major, op::transpose, op::none, 257, 513, 72, -0.5f, 0.5f);
+}
+
+TEST_CASE("gemm() with TF32 on sm_90a: the Hopper kernel, operands stored along m or n copied K-major first",
+          "[wgmma]") {
+  const int64_t m = 1100, n = 2100, k = 200;
+  for (const layout order : {layout::col_major, layout::row_major}) {
+    for (const auto& ops : op_pairs) {
+      tgemm::detail::record_plans plans;
+      check_call<float, float>(dispatched{}, order, ops[0], ops[1], m, n, k, 1.25f,
+                               order == layout::row_major ? 0.5f : 0.0f);
+      REQUIRE(plans.calls() == 1);
+      if (is_sm90()) {
+        const tgemm::detail::plan& p = plans.last();
+        CHECK(p.wgmma);
+        CHECK(p.op_a == op::transpose);  // what the kernel read: both K-major
+        CHECK(p.op_b == op::none);
+        // A row-major call C = op(A) op(B) is the column-major C^T = op(B)^T op(A)^T on the same storage: its A is
+        // the caller's B with the caller's op_b, its B the caller's A with op_a. One K-major copy per operand of that
+        // form stored along m (n).
+        const op form_a = order == layout::col_major ? ops[0] : ops[1];
+        const op form_b = order == layout::col_major ? ops[1] : ops[0];
+        const bool a_k_major = form_a == op::transpose, b_k_major = form_b == op::none;
+        CHECK(p.repacked_a == !a_k_major);
+        CHECK(p.repacked_b == !b_k_major);
+      }
+    }
+  }
+  // Misaligned A read along k: realigned in its own layout. Odd ld on an A stored along m: one K-major copy.
+  tgemm::detail::record_plans plans;
+  check_call<float, float>(dispatched{}, layout::col_major, op::transpose, op::none, m, n, k, 1.0f, 0.0f, 1);
+  if (is_sm90()) {
+    CHECK(plans.last().wgmma);
+    CHECK(plans.last().repacked_a);
+    CHECK(plans.last().steps[0].keep_layout);
+  }
+  check_call<float, float>(dispatched{}, layout::col_major, op::none, op::none, m, n, k, 1.0f, 0.0f, 1);
+  if (is_sm90()) {
+    CHECK(plans.last().wgmma);
+    CHECK(plans.last().steps[0].to_k_major);
+  }
 }
 
 TEST_CASE("Hopper kernel: refused arguments leave C untouched", "[wgmma]") {

@@ -507,6 +507,96 @@ TEST_CASE("16-bit plans on an H200 running the sm_90a image: the Hopper kernel w
   CHECK(text.find("gemm wgmma wgmma_bf16_b128x256x64_s4_c_bf16") != std::string::npos);
 }
 
+/// The plan tgemm::gemm() makes for a float call with a tensor-core math mode (tf32 or tf32x3).
+plan plan_tf32(const call_spec& c, const device_facts& f, tgemm::math_mode math = tgemm::math_mode::tf32) {
+  tgemm::detail::canonical_call<tgemm::detail::gemm_types<float>> call;
+  const int64_t lda = c.lda ? c.lda : tight_ld(c.order, c.op_a, c.m, c.k);
+  const int64_t ldb = c.ldb ? c.ldb : tight_ld(c.order, c.op_b, c.k, c.n);
+  const int64_t ldc = c.ldc ? c.ldc : tight_ld(c.order, op::none, c.m, c.n);
+  REQUIRE(tgemm::detail::check_arguments(c.order, c.op_a, c.op_b, c.m, c.n, c.k, c.alpha, fake(c.offset_a), lda,
+                                         fake(c.offset_b), ldb, c.beta, const_cast<float*>(fake(c.offset_c)), ldc,
+                                         call) == status::success);
+  const tgemm::tuning::tuning_values values =
+      math == tgemm::math_mode::tf32
+          ? tgemm::tuning::values_for<tgemm::tuning::tensorop_tf32<tgemm::math_mode::tf32>>(f.arch)
+          : tgemm::tuning::values_for<tgemm::tuning::tensorop_tf32<tgemm::math_mode::tf32x3>>(f.arch);
+  plan p;
+  REQUIRE(tgemm::detail::make_plan(call, f, values, p) == status::success);
+  INFO(tgemm::detail::describe(p, &values, "float", call.problem.m, call.problem.n, call.problem.k));
+  return p;
+}
+
+TEST_CASE("TF32 plans on an H200 running the sm_90a image: the Hopper kernel, operands copied K-major first",
+          "[plan]") {
+  device_facts f = h200();
+  f.wgmma_image = true;
+  // Column-major op pairs: op(A) = A^T and op(B) = B are read along k in place; an operand stored along m (n) gets a
+  // K-major copy (transposed through shared memory) and the kernel reads that.
+  struct expected {
+    op a, b;
+    const char* kinds;
+  };
+  const expected table[] = {{op::transpose, op::none, "gemm"},
+                            {op::none, op::none, "pack_a gemm"},
+                            {op::transpose, op::transpose, "pack_b gemm"},
+                            {op::none, op::transpose, "pack_a pack_b gemm"}};
+  for (const expected& e : table) {
+    INFO("ops " << to_string(e.a) << "/" << to_string(e.b));
+    const plan p = plan_tf32(shape(4096, 4096, 4096, e.a, e.b), f);
+    CHECK(kinds_of(p) == e.kinds);
+    CHECK(slots_of(p) == "wgmma");
+    CHECK(p.op_a == op::transpose);  // what the kernel reads: both K-major
+    CHECK(p.op_b == op::none);
+    CHECK(p.steps[p.step_count - 1].tiles_m == 32);  // 128 x 256 tiles
+    CHECK(p.steps[p.step_count - 1].tiles_n == 16);
+    CHECK(p.steps[p.step_count - 1].grid_x == 132);
+    for (int i = 0; i + 1 < p.step_count; ++i) {
+      CHECK(p.steps[i].to_k_major);
+      CHECK(p.steps[i].ld_packed == 4096);  // k, already whole 16-byte vectors
+    }
+    // Each copy is 4096 x 4096 floats, one after the other in the workspace.
+    CHECK(p.workspace_bytes == size_t(p.step_count - 1) * 4096 * 4096 * 4);
+  }
+  // Row-major calls reach the kernel K-major too.
+  for (const op a : {op::none, op::transpose}) {
+    for (const op b : {op::none, op::transpose}) {
+      call_spec c = shape(2048, 4096, 1024, a, b);
+      c.order = layout::row_major;
+      const plan p = plan_tf32(c, f);
+      CHECK(p.wgmma);
+      CHECK(p.op_a == op::transpose);
+      CHECK(p.op_b == op::none);
+    }
+  }
+  // Odd leading dimensions: an operand read along k in place is realigned in its own layout; one stored along m is
+  // copied K-major, which pads its lines to 16 bytes at the same time.
+  call_spec odd = shape(4097, 4097, 4097, op::transpose, op::none);
+  plan p = plan_tf32(odd, f);
+  CHECK(kinds_of(p) == "pack_a pack_b gemm");
+  CHECK(p.steps[0].keep_layout);
+  CHECK(p.steps[1].keep_layout);
+  CHECK(p.a.ld == 4100);  // 4097 rounded up to whole 16-byte vectors of floats
+  odd.op_a = op::none;
+  p = plan_tf32(odd, f);
+  CHECK(kinds_of(p) == "pack_a pack_b gemm");
+  CHECK(p.steps[0].to_k_major);
+  CHECK(p.steps[0].ld_packed == 4100);
+  CHECK(p.steps[1].keep_layout);
+  // Thin or small grids keep the mma.sync tiles; 3xTF32 has no Hopper kernel yet; nor has an sm_90 image.
+  CHECK_FALSE(plan_tf32(shape(16, 8192, 8192), f).wgmma);
+  CHECK_FALSE(plan_tf32(shape(128, 4096, 4096), f).wgmma);
+  CHECK_FALSE(plan_tf32(shape(4096, 4096, 4096, op::transpose), f, tgemm::math_mode::tf32x3).wgmma);
+  f.wgmma_image = false;
+  CHECK_FALSE(plan_tf32(shape(4096, 4096, 4096, op::transpose), f).wgmma);
+  f.wgmma_image = true;
+  // TGEMM_PRINT_PLAN names the copy and the kernel.
+  const auto values = tgemm::tuning::values_for<tgemm::tuning::tensorop_tf32<tgemm::math_mode::tf32>>(900);
+  p = plan_tf32(shape(4096, 4096, 4096), f);
+  const std::string text = tgemm::detail::describe(p, &values, "float", 4096, 4096, 4096);
+  CHECK(text.find("(transposed to contiguous along k)") != std::string::npos);
+  CHECK(text.find("gemm wgmma wgmma_tf32_b128x256x32_s4_c_f32") != std::string::npos);
+}
+
 TEST_CASE("tensor-core tables: slots that name one policy share one kernel", "[plan]") {
   using table = tgemm::tuning::tensorop_f16<__nv_bfloat16, __nv_bfloat16>;
   STATIC_REQUIRE(tgemm::tuning::kernel_slot<table, slot::general_tn>() == slot::general);

@@ -1,7 +1,7 @@
 // Randomized differential test of tgemm's tensor-core paths: tgemm::gemm() against cuBLAS (cublasGemmEx) and the
 // float64 host reference on the same rounded inputs. The companion of differential_test.cu (float, strict FP32).
 //
-// Eleven type combinations ("types"), each run on --cases N random cases (default 10,000 per type; 200 with --small):
+// Twelve type combinations ("types"), each run on --cases N random cases (default 10,000 per type; 200 with --small):
 //   half_half   A, B, C __half                            cuBLAS: CUDA_R_16F  A, B, C;      CUBLAS_COMPUTE_32F
 //   half_float  A, B __half, C float                      cuBLAS: CUDA_R_16F  A, B, R_32F C; CUBLAS_COMPUTE_32F
 //   bf16_bf16   A, B, C __nv_bfloat16                     cuBLAS: CUDA_R_16BF A, B, C;      CUBLAS_COMPUTE_32F
@@ -14,6 +14,8 @@
 //               Hopper kernel (tgemm::experimental::gemm_tma_wgmma with the tuning table's sm_90a policy, so that
 //               every size runs it), A and B always TMA-aligned, C aligned or not; only on an sm_90 GPU running an
 //               sm_90a build (left out of the default list elsewhere)
+//   tf32_wgmma  float as TF32 on the Hopper kernel, likewise; its one op pair (A^T, B in column-major form: the
+//               orders are drawn, the ops follow), inputs truncated to TF32 by the hardware
 // cuBLAS runs with CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION (its split-K partials of
 // a 16-bit C stay in float); a row-major call is expressed as the column-major call C^T = op(B)^T op(A)^T.
 //
@@ -38,7 +40,8 @@
 // rounded inputs, bound(M, ref) = (k + 4) 2^-23 M (float accumulation, as for FP32; reference.hpp's error_factor;
 //                                 for double (k + 4) 2^-52 M, against a reference summed in long double)
 //                                 + output rounding: 2^-11 |ref| for a __half C, 2^-8 |ref| for a bfloat16 C
-//                                 + input rounding: (2 2^-11 + 2^-22) M for TF32, 4 2^-22 M for 3xTF32
+//                                 + input rounding: (2 2^-11 + 2^-22) M for TF32, 4 2^-22 M for 3xTF32,
+//                                   (2 2^-10 + 2^-20) M for TF32 on the Hopper kernel (truncated inputs)
 //                                 + half the smallest subnormal of C's type (underflow);
 //   - |tgemm - ref| <= bound_tgemm;
 //   - |cuBLAS - ref| <= bound_cublas (a check of the harness: a failure here is reported as cuBLAS's). The same
@@ -184,6 +187,10 @@ const type_info types[] = {
      "CUDA_R_16BF, CUBLAS_COMPUTE_32F", {0, 0x1p-8, bf16_floor}, {0x1p-8, 0x1p-8, bf16_floor}, true, true},
     {"bf16_float_wgmma", "A, B __nv_bfloat16, C float, Hopper kernel", 2, 4, math_mode::strict, CUBLAS_COMPUTE_32F,
      "CUDA_R_16BF (C CUDA_R_32F), CUBLAS_COMPUTE_32F", {0, 0, float_floor}, {0, 0, float_floor}, true, true},
+    // TF32 on the Hopper kernel (the TF32 table's sm_90a policy): wgmma reads the top 19 bits of each float.
+    {"tf32_wgmma", "A, B, C float, math_mode::tf32, Hopper kernel", 4, 4, math_mode::tf32,
+     CUBLAS_COMPUTE_32F_FAST_TF32, "CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32", {tf32_truncated, 0, float_floor},
+     {tf32_truncated, 0, float_floor}, true, true},
 };
 constexpr int type_count = int(sizeof types / sizeof types[0]);
 
@@ -278,6 +285,10 @@ case_spec make_case(uint64_t seed, int type, int64_t index, bool small) {
   c.order = r.chance(0.5) ? layout::col_major : layout::row_major;
   c.op_a = r.chance(0.5) ? op::none : op::transpose;
   c.op_b = r.chance(0.5) ? op::none : op::transpose;
+  if (types[type].sm90a_kernel && types[type].math == math_mode::tf32) {  // the TF32 Hopper kernel reads along k
+    c.op_a = c.order == layout::col_major ? op::transpose : op::none;
+    c.op_b = c.order == layout::col_major ? op::none : op::transpose;
+  }
 
   const int64_t cap = small ? 64 : 300;
   const int64_t u = r.below(1000);
@@ -773,6 +784,13 @@ struct harness {
                                                         a + c.offset_a, c.lda, b + c.offset_b, c.ldb, c.beta,
                                                         cc + c.offset_c, c.ldc);
       }
+    } else if constexpr (std::is_same<T, float>::value) {
+      if (info.sm90a_kernel) {
+        using policy = tgemm::tuning::tensorop_tf32_sm90<math_mode::tf32>::wgmma;
+        s = tgemm::experimental::gemm_tma_wgmma<policy>(c.order, c.op_a, c.op_b, c.m, c.n, c.k, c.alpha,
+                                                        a + c.offset_a, c.lda, b + c.offset_b, c.ldb, c.beta,
+                                                        cc + c.offset_c, c.ldc);
+      }
     }
     if (!info.sm90a_kernel) {
       s = tgemm::gemm(c.order, c.op_a, c.op_b, c.m, c.n, c.k, c.alpha, a + c.offset_a, c.lda, b + c.offset_b, c.ldb,
@@ -918,7 +936,7 @@ struct harness {
       case 8: return run_as<__half, float>(c, self_test);
       case 9: return run_as<__nv_bfloat16, __nv_bfloat16>(c, self_test);
       case 10: return run_as<__nv_bfloat16, float>(c, self_test);
-      default: return run_as<float, float>(c, self_test);  // tf32, tf32x3
+      default: return run_as<float, float>(c, self_test);  // tf32, tf32x3, tf32_wgmma
     }
   }
 

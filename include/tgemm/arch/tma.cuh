@@ -51,22 +51,25 @@ inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
   return encoder;
 }
 
-/// The tensor map of a 16-bit operand stored as `lines` lines of `contiguous` elements, `ld` elements apart, read
-/// in boxes of 64 contiguous elements (128 bytes, the swizzle span) by `box_lines` lines with the 128-byte
-/// swizzle. A K-major operand has k contiguous and one line per row of op(A) (column of op(B)); an MN-major one
-/// has m (n) contiguous and one line per k. TMA needs `base` 16-byte aligned and `ld` a multiple of 8 elements.
+/// The tensor map of an operand stored as `lines` lines of `contiguous` elements, `ld` elements apart, read in boxes
+/// of 128 contiguous bytes (the swizzle span: 64 16-bit elements or 32 floats) by `box_lines` lines with the
+/// 128-byte swizzle. A K-major operand has k contiguous and one line per row of op(A) (column of op(B)); an MN-major
+/// one has m (n) contiguous and one line per k. TMA needs `base` 16-byte aligned and `ld` a multiple of 16 bytes.
 /// Returns false (and leaves `map` unspecified) where the driver refuses the geometry or lacks the function.
 template <class Element>
 bool encode_sw128_map(CUtensorMap& map, const Element* base, int64_t contiguous, int64_t lines, int64_t ld,
                       int box_lines) {
-  static_assert(element_bytes<Element> == 2, "encode_sw128_map describes 16-bit operands");
+  constexpr bool is_float = std::is_same<Element, float>::value;
+  static_assert(element_bytes<Element> == 2 || is_float, "encode_sw128_map describes 16-bit or float operands");
   const PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder();
   if (encode == nullptr) return false;
-  const CUtensorMapDataType type = std::is_same<Element, __half>::value ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
-                                                                        : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+  // Floats travel as plain 32-bit values: the TF32 wgmma itself reads their top 19 bits.
+  const CUtensorMapDataType type = is_float                             ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+                                   : std::is_same<Element, __half>::value ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                                                          : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
   const cuuint64_t dims[2] = {cuuint64_t(contiguous), cuuint64_t(lines)};
-  const cuuint64_t strides[1] = {cuuint64_t(ld) * 2};  // bytes from one line to the next
-  const cuuint32_t box[2] = {64, cuuint32_t(box_lines)};
+  const cuuint64_t strides[1] = {cuuint64_t(ld) * element_bytes<Element>};  // bytes from one line to the next
+  const cuuint32_t box[2] = {cuuint32_t(128 / element_bytes<Element>), cuuint32_t(box_lines)};
   const cuuint32_t element_strides[2] = {1, 1};
   return encode(&map, type, 2, const_cast<Element*>(base), dims, strides, box, element_strides,
                 CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,

@@ -1,12 +1,15 @@
 /// \file arch/wgmma.cuh
-/// \brief wgmma (sm_90a only): a warpgroup (four consecutive warps, the first a multiple of 4) multiplies a 64 x 16
-/// tile of A by a 16 x N tile of B, both read from shared memory through matrix descriptors, and adds the 64 x N
-/// product to float accumulators in its registers, asynchronously.
+/// \brief wgmma (sm_90a only): a warpgroup (four consecutive warps, the first a multiple of 4) multiplies a 64 x k
+/// tile of A by a k x N tile of B (k = 16 for 16-bit elements, 8 for TF32: 32 bytes of a row either way), both read
+/// from shared memory through matrix descriptors, and adds the 64 x N product to float accumulators in its
+/// registers, asynchronously.
 ///
-/// Thin wrappers over `wgmma.fence`, `wgmma.commit_group`, `wgmma.wait_group` and
-/// `wgmma.mma_async.sync.aligned.m64n{128,256}k16.f32.{bf16,f16}.{bf16,f16}`, each operand K-major or MN-major
-/// (the instruction's "transpose" flags). Accumulator layout, with warp w of the warpgroup, g = lane / 4 and t = lane % 4: for each 8-column
-/// chunk j, d[4j], d[4j + 1] = D(16w + g, 8j + 2t .. 2t + 1) and d[4j + 2], d[4j + 3] = D(16w + g + 8, 8j + 2t ..).
+/// Thin wrappers over `wgmma.fence`, `wgmma.commit_group`, `wgmma.wait_group`,
+/// `wgmma.mma_async.sync.aligned.m64n{128,256}k16.f32.{bf16,f16}.{bf16,f16}` (each operand K-major or MN-major: the
+/// instruction's "transpose" flags) and `wgmma.mma_async.sync.aligned.m64n{128,256}k8.f32.tf32.tf32` (K-major
+/// operands only: the instruction has no transpose flags for 32-bit elements; it reads the top 19 bits of each
+/// float, so the inputs are truncated to TF32, not rounded). Accumulator layout, with warp w of the warpgroup,
+/// g = lane / 4 and t = lane % 4: for each 8-column chunk j, d[4j], d[4j + 1] = D(16w + g, 8j + 2t .. 2t + 1) and d[4j + 2], d[4j + 3] = D(16w + g + 8, 8j + 2t ..).
 /// The same layout as mma.sync's C, repeated. Minimum architecture: sm_90a (the `a` target; not sm_90).
 #pragma once
 
@@ -27,9 +30,10 @@ namespace tgemm::arch {
 #endif
 
 /// The matrix descriptor of a K-major operand tile in shared memory with the 128-byte swizzle: rows of 128 bytes
-/// (64 16-bit elements of k), groups of eight rows 1024 bytes apart, the tile 1024-byte aligned. `address` is the
-/// shared-memory address of the first row at the k step to read: a step of 16 elements further along k is 32
-/// bytes further (the swizzle is applied to the address bits, so the start may sit inside a row).
+/// (64 16-bit or 32 float elements of k), groups of eight rows 1024 bytes apart, the tile 1024-byte aligned.
+/// `address` is the shared-memory address of the first row at the k step to read: one instruction's k (16
+/// elements, or 8 TF32) further along k is 32 bytes further (the swizzle is applied to the address bits, so the
+/// start may sit inside a row).
 __device__ __forceinline__ uint64_t wgmma_descriptor_k_major_sw128(uint32_t address) {
   constexpr uint64_t leading_byte_offset = 1;                 // unused by K-major swizzled layouts; 1 by convention
   constexpr uint64_t stride_byte_offset = 1024 >> 4;          // from one group of eight rows to the next
@@ -81,17 +85,19 @@ __device__ __forceinline__ void wgmma_fence_registers(float (&d)[Count]) {
 }
 
 // The operand lists of the two shapes, written out: %0.. are the accumulators, then the two descriptors and the
-// accumulate flag (0: D = A B, 1: D += A B), then the transpose flags of A and B (immediates: 1 = MN-major).
-/// The m64n128k16 wgmma on TYPE ("bf16" or "f16") elements (used by wgmma_m64k16 only; undefined after it).
-#define TGEMM_WGMMA_M64N128K16(TYPE)                                                                          \
+// accumulate flag (0: D = A B, 1: D += A B), then the transpose flags of A and B (immediates: 1 = MN-major; the
+// TF32 forms have none and leave those two operands unused).
+/// The m64n128 wgmma: SHAPE is the rest of the instruction ("k16.f32.bf16.bf16", ...), TRANSPOSE ", %67, %68" or ""
+/// (used by wgmma_m64_step only; undefined after it).
+#define TGEMM_WGMMA_M64N128(SHAPE, TRANSPOSE)                                                                 \
   asm volatile(                                                                                               \
       "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                                            \
-      "wgmma.mma_async.sync.aligned.m64n128k16.f32." TYPE "." TYPE " {"                                       \
+      "wgmma.mma_async.sync.aligned.m64n128" SHAPE " {"                                                      \
       "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                                \
       "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "                      \
       "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "                      \
       "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"                        \
-      "}, %64, %65, p, 1, 1, %67, %68;\n}\n"                                                                      \
+      "}, %64, %65, p, 1, 1" TRANSPOSE ";\n}\n"                                                             \
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),       \
         "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
         "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),\
@@ -102,11 +108,11 @@ __device__ __forceinline__ void wgmma_fence_registers(float (&d)[Count]) {
         "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])\
       : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(int(MnMajorA)), "n"(int(MnMajorB)))
 
-/// The m64n256k16 wgmma on TYPE ("bf16" or "f16") elements (used by wgmma_m64k16 only; undefined after it).
-#define TGEMM_WGMMA_M64N256K16(TYPE)                                                                          \
+/// The m64n256 wgmma: SHAPE and TRANSPOSE (", %131, %132" or "") as for TGEMM_WGMMA_M64N128.
+#define TGEMM_WGMMA_M64N256(SHAPE, TRANSPOSE)                                                                 \
   asm volatile(                                                                                               \
       "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"                                                           \
-      "wgmma.mma_async.sync.aligned.m64n256k16.f32." TYPE "." TYPE " {"                                       \
+      "wgmma.mma_async.sync.aligned.m64n256" SHAPE " {"                                                      \
       "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                                \
       "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "                      \
       "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "                      \
@@ -115,7 +121,7 @@ __device__ __forceinline__ void wgmma_fence_registers(float (&d)[Count]) {
       "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "                      \
       "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "          \
       "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"        \
-      "}, %128, %129, p, 1, 1, %131, %132;\n}\n"                                                                    \
+      "}, %128, %129, p, 1, 1" TRANSPOSE ";\n}\n"                                                           \
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),       \
         "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
         "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),\
@@ -135,32 +141,39 @@ __device__ __forceinline__ void wgmma_fence_registers(float (&d)[Count]) {
       : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(int(MnMajorA)), "n"(int(MnMajorB)))
 
 
-/// D (64 x N floats) += A (64 x 16) B (16 x N), or D = A B when `accumulate` is 0; Element is __half or
-/// __nv_bfloat16; N is 128 or 256; MnMajorA / MnMajorB say how each operand's descriptor lays it out (false:
-/// K-major, wgmma_descriptor_k_major_sw128; true: MN-major, wgmma_descriptor_mn_major_sw128). Asynchronous: issue
-/// between wgmma_fence() and wgmma_commit(), read D after wgmma_wait().
+/// One k step of 32 bytes: D (64 x N floats) += A (64 x k) B (k x N), or D = A B when `accumulate` is 0, with
+/// k = 16 for __half or __nv_bfloat16 elements and k = 8 for float (TF32: each input truncated to its top 19 bits);
+/// N is 128 or 256; MnMajorA / MnMajorB say how each operand's descriptor lays it out (false: K-major,
+/// wgmma_descriptor_k_major_sw128; true: MN-major, wgmma_descriptor_mn_major_sw128; 16-bit elements only).
+/// Asynchronous: issue between wgmma_fence() and wgmma_commit(), read D after wgmma_wait().
 template <class Element, int N, bool MnMajorA = false, bool MnMajorB = false>
-__device__ __forceinline__ void wgmma_m64k16(float (&d)[N / 2], uint64_t desc_a, uint64_t desc_b, int accumulate) {
-  static_assert(std::is_same<Element, __half>::value || std::is_same<Element, __nv_bfloat16>::value,
-                "wgmma_m64k16 multiplies __half or __nv_bfloat16 elements");
-  static_assert(N == 128 || N == 256, "wgmma_m64k16 is written for N = 128 and N = 256");
+__device__ __forceinline__ void wgmma_m64_step(float (&d)[N / 2], uint64_t desc_a, uint64_t desc_b, int accumulate) {
+  constexpr bool bf16 = std::is_same<Element, __nv_bfloat16>::value, tf32 = std::is_same<Element, float>::value;
+  static_assert(bf16 || tf32 || std::is_same<Element, __half>::value,
+                "wgmma_m64_step multiplies __half, __nv_bfloat16 or float (TF32) elements");
+  static_assert(N == 128 || N == 256, "wgmma_m64_step is written for N = 128 and N = 256");
+  static_assert(!tf32 || (!MnMajorA && !MnMajorB), "TF32 wgmma reads K-major operands only");
 #if TGEMM_HAS_WGMMA
-  if constexpr (N == 128 && std::is_same<Element, __nv_bfloat16>::value) {
-    TGEMM_WGMMA_M64N128K16("bf16");
+  if constexpr (N == 128 && tf32) {
+    TGEMM_WGMMA_M64N128("k8.f32.tf32.tf32", "");
+  } else if constexpr (N == 128 && bf16) {
+    TGEMM_WGMMA_M64N128("k16.f32.bf16.bf16", ", %67, %68");
   } else if constexpr (N == 128) {
-    TGEMM_WGMMA_M64N128K16("f16");
-  } else if constexpr (std::is_same<Element, __nv_bfloat16>::value) {
-    TGEMM_WGMMA_M64N256K16("bf16");
+    TGEMM_WGMMA_M64N128("k16.f32.f16.f16", ", %67, %68");
+  } else if constexpr (tf32) {
+    TGEMM_WGMMA_M64N256("k8.f32.tf32.tf32", "");
+  } else if constexpr (bf16) {
+    TGEMM_WGMMA_M64N256("k16.f32.bf16.bf16", ", %131, %132");
   } else {
-    TGEMM_WGMMA_M64N256K16("f16");
+    TGEMM_WGMMA_M64N256("k16.f32.f16.f16", ", %131, %132");
   }
 #else
   (void)d, (void)desc_a, (void)desc_b, (void)accumulate;
 #endif
 }
 
-#undef TGEMM_WGMMA_M64N128K16
-#undef TGEMM_WGMMA_M64N256K16
+#undef TGEMM_WGMMA_M64N128
+#undef TGEMM_WGMMA_M64N256
 
 /// Gives this warpgroup's threads `Registers` registers each (setmaxnreg.inc) or leaves them that many
 /// (setmaxnreg.dec): the producer warpgroup hands its registers to the consumers. Needs a kernel with a register

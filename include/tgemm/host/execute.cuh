@@ -53,12 +53,14 @@ struct helper_kernels {
     switch (s.kind) {
       case step_kind::pack_a:
         if (s.keep_layout) return prepare_kernel_once<realign_a>(device, 0, "the operand-realigning kernel");
-        return s.contiguous_k ? prepare_kernel_once<pack_a_along_k>(device, 0, "the operand-packing kernel")
-                              : prepare_kernel_once<pack_a_along_mn>(device, 0, "the operand-packing kernel");
+        return s.contiguous_k || s.to_k_major  // a K-major copy is pack_operand along k, roles swapped
+                   ? prepare_kernel_once<pack_a_along_k>(device, 0, "the operand-packing kernel")
+                   : prepare_kernel_once<pack_a_along_mn>(device, 0, "the operand-packing kernel");
       case step_kind::pack_b:
         if (s.keep_layout) return prepare_kernel_once<realign_b>(device, 0, "the operand-realigning kernel");
-        return s.contiguous_k ? prepare_kernel_once<pack_b_along_k>(device, 0, "the operand-packing kernel")
-                              : prepare_kernel_once<pack_b_along_mn>(device, 0, "the operand-packing kernel");
+        return s.contiguous_k || s.to_k_major  // a K-major copy is pack_operand along k, roles swapped
+                   ? prepare_kernel_once<pack_b_along_k>(device, 0, "the operand-packing kernel")
+                   : prepare_kernel_once<pack_b_along_mn>(device, 0, "the operand-packing kernel");
       case step_kind::reduce: return prepare_kernel_once<reduce>(device, 0, "the split-K reduction kernel");
       case step_kind::scale: return prepare_kernel_once<scale>(device, 0, "the C = beta C kernel");
       case step_kind::gemm: break;
@@ -102,6 +104,15 @@ status execute(const plan& p, const canonical_call<Types>& call, std::byte* work
                           : launch_kernel(helpers::realign_b, grid, threads, 0, stream, device,
                                           "launching the operand-realigning kernel", call.problem.b, call.problem.ldb,
                                           s.extent_mn, s.extent_k, reinterpret_cast<B*>(workspace + s.offset),
+                                          s.ld_packed);
+        } else if (s.to_k_major) {  // pack_operand with the roles of k and mn swapped: a copy contiguous along k
+          launched = is_a ? launch_kernel(helpers::pack_a_along_k, grid, block, 0, stream, device,
+                                          "launching the operand-packing kernel", call.problem.a, call.problem.lda,
+                                          s.extent_k, s.extent_mn, reinterpret_cast<A*>(workspace + s.offset),
+                                          s.ld_packed)
+                          : launch_kernel(helpers::pack_b_along_k, grid, block, 0, stream, device,
+                                          "launching the operand-packing kernel", call.problem.b, call.problem.ldb,
+                                          s.extent_k, s.extent_mn, reinterpret_cast<B*>(workspace + s.offset),
                                           s.ld_packed);
         } else if (is_a) {
           launched = launch_kernel(s.contiguous_k ? helpers::pack_a_along_k : helpers::pack_a_along_mn, grid, block, 0,

@@ -1,7 +1,8 @@
 /// \file host/launch_tma_wgmma.cuh
 /// \brief Running the Hopper kernels (kernel/gemm_tma_wgmma.cuh): the image check, tensor maps and launch that
 /// tgemm::gemm()'s plans use on sm_90a (detail::wgmma_kernels), and tgemm::experimental::gemm_tma_wgmma<Policy>(),
-/// one fixed policy with gemm()'s arguments (any storage order and op pair, any size; A and B as TMA reads them).
+/// one fixed policy with gemm()'s arguments (any storage order and op pair for 16-bit policies, the K-major pair
+/// for TF32 ones; any size; A and B as TMA reads them).
 /// Arguments are checked as gemm() checks them, and a GPU or a build that cannot run the kernel gets a named status.
 #pragma once
 
@@ -58,8 +59,8 @@ inline status check_tma_wgmma_image(int device) {
   return status::success;
 }
 
-/// The Hopper kernels of one policy, one per op pair of the column-major call: made ready and launched for a
-/// block of C. The operands' layouts decide the tensor maps (kernel/gemm_tma_wgmma.cuh).
+/// The Hopper kernels of one policy, one per op pair of the column-major call (TF32: the K-major pair only): made
+/// ready and launched for a block of C. The operands' layouts decide the tensor maps (kernel/gemm_tma_wgmma.cuh).
 template <class Policy>
 struct wgmma_kernels {
   using A = typename Policy::element_a;
@@ -76,7 +77,7 @@ struct wgmma_kernels {
   }
 
   /// C (m x n, ldc) = alpha op(A) op(B) + beta C for operands TMA can read (16-byte aligned, leading dimensions
-  /// multiples of 8 elements), extents below 2^31 - 256 and fewer than 2^31 tiles (tiles_fit); k = 0 computes
+  /// multiples of 16 bytes), extents below 2^31 - 256 and fewer than 2^31 tiles (tiles_fit); k = 0 computes
   /// C = beta C without reading A or B (their maps stay empty). `blocks` caps the grid (0: one block per tile;
   /// the multiprocessor count: persistent blocks), `group_m` is the tile order's group height (kernel::wgmma_tile).
   /// prepare() must have succeeded.
@@ -123,8 +124,16 @@ struct wgmma_kernels {
   static status with_ops(op op_a, op op_b, F&& f) {
     using none = std::integral_constant<op, op::none>;
     using transpose = std::integral_constant<op, op::transpose>;
-    if (op_a == op::none) return op_b == op::none ? f(none{}, none{}) : f(none{}, transpose{});
-    return op_b == op::none ? f(transpose{}, none{}) : f(transpose{}, transpose{});
+    if constexpr (Policy::k_major_only) {  // one kernel: the K-major pair
+      if (op_a == op::transpose && op_b == op::none) return f(transpose{}, none{});
+      return fail(status::unsupported_layout, cudaSuccess,
+                  "the TF32 Hopper kernel (policy %s) reads A and B along k only: the column-major form needs "
+                  "op(A) = A^T and op(B) = B (tgemm::gemm() copies other layouts first)",
+                  Policy::name().c_str());
+    } else {
+      if (op_a == op::none) return op_b == op::none ? f(none{}, none{}) : f(none{}, transpose{});
+      return op_b == op::none ? f(transpose{}, none{}) : f(transpose{}, transpose{});
+    }
   }
 };
 
@@ -133,9 +142,10 @@ struct wgmma_kernels {
 namespace experimental {
 
 /// C = alpha op(A) op(B) + beta C on the Hopper kernel of one fixed policy, with tgemm::gemm()'s arguments (either
-/// storage order, any op pair): what tgemm::gemm() runs on sm_90a for large problems, callable for any size. A and
-/// B must be what TMA can describe: 16-byte aligned with leading dimensions multiples of Policy::vector_width (8)
-/// elements (tgemm::gemm() realigns other operands first); m, n and k below 2^31 - 256. Nothing is enqueued when a
+/// storage order, any op pair; a TF32 policy only the pair its kernel reads, op(A) = A^T and op(B) = B in the
+/// column-major form, else status::unsupported_layout): what tgemm::gemm() runs on sm_90a for large problems,
+/// callable for any size. A and B must be what TMA can describe: 16-byte aligned with leading dimensions multiples
+/// of Policy::vector_width elements (16 bytes; tgemm::gemm() realigns other operands first); m, n and k below 2^31 - 256. Nothing is enqueued when a
 /// check fails.
 template <class Policy>
 status gemm_tma_wgmma(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, float alpha,

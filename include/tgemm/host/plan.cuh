@@ -38,7 +38,8 @@ struct operand_source {
   bool packed = false;   ///< Read from the workspace copy made by a pack step.
   size_t offset = 0;     ///< Byte offset of the copy in the workspace.
   int64_t ld = 0;        ///< Leading dimension (the copy's, or the caller's).
-  op operation = op::none;  ///< How the gemm kernels read it (a copy is always op::none for A, transpose for B).
+  op operation = op::none;  ///< How the gemm kernels read it (a packed copy is op::none for A, transpose for B;
+                            ///< a K-major copy the reverse; a realigned one keeps the caller's).
   int64_t readable = 0;  ///< Rows of op(A) (columns of op(B)) the loads may read: the copy's padded extent, or 0.
 };
 
@@ -74,6 +75,8 @@ struct plan_step {
   bool contiguous_k = false;  ///< The source is contiguous along k (it is transposed on the way).
   bool keep_layout = false;   ///< Realign only (kernel::realign_operand): extent_mn elements of each of extent_k
                               ///< lines, in the source's layout (extent_mn is then the contiguous extent).
+  bool to_k_major = false;    ///< Transpose a source stored along mn into a copy contiguous along k (ld_packed is
+                              ///< then its padded k), for kernels that read K-major tiles only (TF32 on sm_90a).
   // launch geometry of the pack, reduce and scale kernels
   int64_t grid_x = 0;  ///< Blocks along x.
   int64_t grid_y = 1;  ///< Blocks along y.
@@ -466,6 +469,26 @@ class planner {
     return s.grid_x <= kernel::max_grid_x ? status::success : fail_too_many_tiles(s.grid_x, 1);
   }
 
+  /// The K-major copy of an operand stored along m (n): extent_mn lines of k elements, each line padded with zeros
+  /// to a whole 16-byte vector (kernel::pack_operand with the roles of k and mn swapped: a transposition through
+  /// shared memory).
+  status add_to_k_major(plan& out, step_kind kind, int64_t extent_mn, int bytes_per_element, operand_source& source) {
+    const int64_t k = call_.problem.k;
+    plan_step& s = add_copy_step(out, kind, source);
+    const int64_t ld = round_up(k, 16 / bytes_per_element);
+    s.to_k_major = true;
+    s.extent_mn = extent_mn;
+    s.extent_k = k;
+    s.ld_packed = ld;
+    s.threads = kernel::pack_tile * kernel::pack_rows;
+    s.grid_x = kernel::tiles_for(ld, kernel::pack_tile);  // the zeroed padding too
+    s.grid_y = std::min<int64_t>(kernel::tiles_for(extent_mn, kernel::pack_tile), kernel::max_grid_y);
+    source.ld = ld;
+    source.readable = 0;
+    packed_bytes_ += round_up_bytes(size_t(ld) * size_t(extent_mn) * size_t(bytes_per_element));
+    return s.grid_x <= kernel::max_grid_x ? status::success : fail_too_many_tiles(s.grid_x, 1);
+  }
+
   /// Whether the product runs on the entry's sm_90a kernel: the entry has one, the device runs the sm_90a image,
   /// the extents fit its 32-bit coordinates and grid, neither is thin, and its tiles fill at least wgmma_min_wave
   /// of the multiprocessors.
@@ -481,19 +504,27 @@ class planner {
   }
 
   /// The sm_90a plan: operands TMA cannot describe (base not 16-byte aligned, leading dimension not a multiple of
-  /// 16 bytes) are realigned in their own layout, then one kernel covers C (any op pair: wgmma reads K-major and
-  /// MN-major tiles alike; TMA zero-fills the ragged edges).
+  /// 16 bytes) are realigned in their own layout, then one kernel covers C (any op pair for 16-bit elements: wgmma
+  /// reads K-major and MN-major tiles alike; TF32 reads K-major tiles only, so an operand stored along m or n is
+  /// copied K-major first; TMA zero-fills the ragged edges).
   status plan_wgmma(plan& out) {
     const int64_t m = call_.problem.m, n = call_.problem.n;
     const int width = t_.wgmma.vector_width;
     out.wgmma = true;
-    if (!vectors_fit(call_.problem.a, call_.problem.lda, width, a_bytes)) {
+    // A kernel that reads only K-major tiles (TF32) gets a K-major copy of an operand stored along m (n).
+    if (t_.wgmma_k_major_only && call_.op_a == op::none) {
+      if (status s = add_to_k_major(out, step_kind::pack_a, m, a_bytes, out.a); s != status::success) return s;
+      out.a.operation = out.op_a = op::transpose;
+    } else if (!vectors_fit(call_.problem.a, call_.problem.lda, width, a_bytes)) {
       if (status s = add_realign(out, step_kind::pack_a, m, call_.op_a == op::transpose, a_bytes, out.a);
           s != status::success) {
         return s;
       }
     }
-    if (!vectors_fit(call_.problem.b, call_.problem.ldb, width, b_bytes)) {
+    if (t_.wgmma_k_major_only && call_.op_b == op::transpose) {
+      if (status s = add_to_k_major(out, step_kind::pack_b, n, b_bytes, out.b); s != status::success) return s;
+      out.b.operation = out.op_b = op::none;
+    } else if (!vectors_fit(call_.problem.b, call_.problem.ldb, width, b_bytes)) {
       if (status s = add_realign(out, step_kind::pack_b, n, call_.op_b == op::none, b_bytes, out.b);
           s != status::success) {
         return s;

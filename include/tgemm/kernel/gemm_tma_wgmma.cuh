@@ -1,18 +1,19 @@
 /// \file kernel/gemm_tma_wgmma.cuh
-/// \brief The Hopper kernel (sm_90a): C = alpha op(A) op(B) + beta C for 16-bit operands in any layout, with TMA
-/// copies, a full/empty mbarrier ring and warp-specialised warpgroups.
+/// \brief The Hopper kernel (sm_90a): C = alpha op(A) op(B) + beta C for 16-bit operands in any layout, or float
+/// operands as TF32 read along k, with TMA copies, a full/empty mbarrier ring and warp-specialised warpgroups.
 ///
 /// Warpgroup 0 is the producer: it gives up most of its registers (setmaxnreg) and its first thread walks k,
 /// waiting for a stage to be released, announcing its bytes and starting the two TMA copies. Warpgroups 1..
-/// consumers each own a 64-row strip of the block's tile: they wait for a stage's bytes, issue block_k / 16 wgmmas
-/// from its swizzled slices, wait for them, release the stage and move on; their float accumulators stay in
+/// consumers each own a 64-row strip of the block's tile: they wait for a stage's bytes, issue four wgmmas (32 bytes
+/// of k each) from its swizzled slices, wait for them, release the stage and move on; their float accumulators stay in
 /// registers and go to C at the end (alpha, beta; C is not read when beta is 0). Tile edges need no special case:
 /// TMA fills what lies outside the operands with zeros, and the epilogue writes only inside C.
 ///
 /// Layouts (C column-major; a row-major call reaches here transposed): an operand read along k (op(A) = A^T,
-/// op(B) = B) is K-major, copied as one box of 64 k by the tile's lines; one read along m or n (op(A) = A,
-/// op(B) = B^T) is MN-major, copied as 64 x 64 boxes, 64 elements of m (n) by 64 k, one per 64-wide chunk of the
-/// tile; wgmma reads either through its descriptor and transpose flag, so no layout costs a copy.
+/// op(B) = B) is K-major, copied as one box of block_k (128 bytes) by the tile's lines; one read along m or n
+/// (op(A) = A, op(B) = B^T) is MN-major, copied as 64 x 64 boxes, 64 elements of m (n) by 64 k, one per 64-wide
+/// chunk of the tile; wgmma reads either through its descriptor and transpose flag, so no 16-bit layout costs a
+/// copy. TF32 has no transpose flag: both operands must be K-major (the planner copies the others first).
 #pragma once
 
 #include <cuda.h>
@@ -72,8 +73,8 @@ __device__ __forceinline__ void wgmma_tile(int index, int tiles_m, int tiles_n, 
 /// tile computes each once; a grid of one block per multiprocessor overlaps a tile's epilogue with the copies of
 /// the next: the producer runs ahead through the same stage ring, whose phases count on across tiles).
 /// OpA and OpB are the column-major call's ops: map_a describes A as stored (op::transpose: m lines of k, boxes of
-/// 64 x block_m; op::none: k lines of m, boxes of 64 x 64), map_b likewise (op::none: n lines of k, boxes of
-/// 64 x block_n; op::transpose: k lines of n, boxes of 64 x 64).
+/// block_k x block_m; op::none: k lines of m, boxes of 64 x 64), map_b likewise (op::none: n lines of k, boxes of
+/// block_k x block_n; op::transpose: k lines of n, boxes of 64 x 64).
 template <class Policy, op OpA, op OpB>
 __global__ void __launch_bounds__(Policy::threads, 1)
     gemm_tma_wgmma(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
@@ -83,8 +84,10 @@ __global__ void __launch_bounds__(Policy::threads, 1)
   constexpr int stages = Policy::stages, bk = Policy::block_k, bn = Policy::block_n;
   constexpr int a_bytes = Policy::block_m * bk * element_bytes<element>;
   constexpr bool mn_major_a = OpA == op::none, mn_major_b = OpB == op::transpose;
-  constexpr int chunk_bytes = 64 * bk * element_bytes<element>;  // 64 lines of one 128-byte swizzle row
+  constexpr int chunk_bytes = 64 * 128;  // 64 lines of one 128-byte swizzle row
   static_assert(bk * element_bytes<element> == 128, "a stage slice spans one 128-byte swizzle row along k");
+  static_assert(!Policy::k_major_only || (!mn_major_a && !mn_major_b),
+                "TF32 wgmma reads K-major operands only: op(A) = A^T and op(B) = B of the column-major call");
   extern __shared__ uint8_t shared_raw[];
   // The 128-byte swizzle repeats every 1024 bytes and wgmma reads it from 1024-byte aligned tiles.
   uint8_t* shared = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(shared_raw) + 1023) & ~uintptr_t(1023));
@@ -157,13 +160,14 @@ __global__ void __launch_bounds__(Policy::threads, 1)
         arch::wgmma_fence_registers(acc);
         arch::wgmma_fence();
 #pragma unroll
-        for (int step = 0; step < bk / 16; ++step) {
-          // 16 elements of k: 32 bytes along a K-major tile's swizzled rows, 16 lines (2048 bytes) of an MN-major one.
+        for (int step = 0; step < 4; ++step) {
+          // One instruction's k (16 elements, 8 TF32): 32 bytes along a K-major tile's swizzled rows, 16 lines (2048
+          // bytes) of an MN-major one.
           const uint64_t desc_a = mn_major_a ? arch::wgmma_descriptor_mn_major_sw128(a + step * 2048, chunk_bytes)
                                              : arch::wgmma_descriptor_k_major_sw128(a + step * 32);
           const uint64_t desc_b = mn_major_b ? arch::wgmma_descriptor_mn_major_sw128(b + step * 2048, chunk_bytes)
                                              : arch::wgmma_descriptor_k_major_sw128(b + step * 32);
-          arch::wgmma_m64k16<element, bn, mn_major_a, mn_major_b>(acc, desc_a, desc_b, 1);
+          arch::wgmma_m64_step<element, bn, mn_major_a, mn_major_b>(acc, desc_a, desc_b, 1);
         }
         arch::wgmma_commit();
         arch::wgmma_wait<0>();

@@ -2,22 +2,26 @@
 /// \brief tgemm::wgmma_policy: the Hopper (sm_90a) kernel's tile, pipeline depth and element types.
 ///
 /// One block computes a block_m x block_n tile of C with block_m / 64 consumer warpgroups (each a 64-row strip,
-/// wgmma m64n{block_n}k16) and one producer warpgroup whose first thread issues the TMA copies; `stages` slices of
-/// block_k = 64 elements (one 128-byte swizzle row) of A and B are in flight. Operands are K-major.
+/// wgmma m64n{block_n}k16, or k8 for TF32) and one producer warpgroup whose first thread issues the TMA copies;
+/// `stages` slices of block_k elements (one 128-byte swizzle row: 64 16-bit elements or 32 floats) of A and B are
+/// in flight. 16-bit operands may be K-major or MN-major; TF32 ones must be K-major (k_major_only).
 #pragma once
 
 #include <string>
 #include <type_traits>
 
 #include "../numeric.cuh"
+#include "../types.cuh"
 #include "mainloop_tags.cuh"
 #include "shapes.cuh"
 
 namespace tgemm {
 
-/// A Hopper tile: Block = block_shape<m, n, k>, `Stages` shared-memory slices, 16-bit Element (A and B),
-/// ElementC the same type or float; float accumulators and scalars.
-template <class Block, int Stages, class Element, class ElementC = Element>
+/// A Hopper tile: Block = block_shape<m, n, k>, `Stages` shared-memory slices, Element (A and B) 16-bit or float,
+/// ElementC the same type or float; float accumulators and scalars. Float elements multiply as TF32
+/// (Math = math_mode::tf32, the only mode written for this kernel so far).
+template <class Block, int Stages, class Element, class ElementC = Element,
+          math_mode Math = std::is_same<Element, float>::value ? math_mode::tf32 : math_mode::strict>
 struct wgmma_policy {
   using mainloop_tag = mainloop::tma_wgmma_warp_specialized<Stages>;  ///< The mainloop that runs this policy.
   using element_a = Element;    ///< The element type of A.
@@ -25,6 +29,9 @@ struct wgmma_policy {
   using element_c = ElementC;   ///< The element type of C.
   using scalar_type = float;    ///< alpha and beta.
   using accumulator_type = float;  ///< What the tensor cores add into.
+  static constexpr math_mode math = Math;  ///< How float elements multiply (tf32); strict for 16-bit ones.
+  /// Float operands go to wgmma as TF32, which reads K-major tiles only (the planner copies other layouts).
+  static constexpr bool k_major_only = std::is_same<Element, float>::value;
 
   static constexpr int block_m = Block::m;  ///< Rows of C per thread block.
   static constexpr int block_n = Block::n;  ///< Columns of C per thread block (the wgmma's N).
@@ -44,23 +51,27 @@ struct wgmma_policy {
   /// Elements per store of C: the epilogue stores element by element (C needs no alignment).
   static constexpr int store_width = 1;
 
-  static_assert(std::is_same<Element, __half>::value || std::is_same<Element, __nv_bfloat16>::value,
-                "wgmma_policy multiplies __half or __nv_bfloat16 elements");
+  static_assert(std::is_same<Element, __half>::value || std::is_same<Element, __nv_bfloat16>::value ||
+                    std::is_same<Element, float>::value,
+                "wgmma_policy multiplies __half, __nv_bfloat16 or float (TF32) elements");
+  static_assert(k_major_only || Math == math_mode::strict, "16-bit elements have one math: leave Math strict");
+  static_assert(!k_major_only || Math == math_mode::tf32,
+                "float elements on the Hopper kernel multiply as TF32: Math must be math_mode::tf32");
   static_assert(std::is_same<ElementC, Element>::value || std::is_same<ElementC, float>::value,
                 "wgmma_policy writes C as the elements' type or as float");
   static_assert(block_m == 64 || block_m == 128, "block_shape::m must be 64 or 128 (one or two consumer warpgroups)");
   static_assert(block_n == 128 || block_n == 256, "block_shape::n must be 128 or 256 (the wgmma N tgemm wraps)");
   static_assert(block_k * element_bytes<Element> == 128,
-                "block_shape::k must span one 128-byte swizzle row: 64 16-bit elements");
+                "block_shape::k must span one 128-byte swizzle row: 64 16-bit elements or 32 floats");
   static_assert(stages >= 2 && stages <= 8, "wgmma_policy needs between 2 and 8 stages");
   static_assert(shared_bytes <= 227 * 1024,
                 "the policy needs more shared memory than an H100/H200 block gets (227 KiB)");
 
-  /// A readable name such as "wgmma_bf16_b128x256x64_s4_c_f32".
+  /// A readable name such as "wgmma_bf16_b128x256x64_s4_c_f32" (or "wgmma_tf32_..." for float elements).
   static std::string name() {
-    return std::string("wgmma_") + element_traits<Element>::tag + "_b" + std::to_string(block_m) + "x" +
-           std::to_string(block_n) + "x" + std::to_string(block_k) + "_s" + std::to_string(stages) + "_c_" +
-           element_traits<ElementC>::tag;
+    return std::string("wgmma_") + (k_major_only ? "tf32" : element_traits<Element>::tag) + "_b" +
+           std::to_string(block_m) + "x" + std::to_string(block_n) + "x" + std::to_string(block_k) + "_s" +
+           std::to_string(stages) + "_c_" + element_traits<ElementC>::tag;
   }
 };
 

@@ -234,6 +234,7 @@ struct tuning_values {
   double wgmma_min_wave = 0;                 ///< See simt_f32_thresholds::wgmma_min_wave.
   bool wgmma_persistent = false;             ///< See simt_f32_thresholds::wgmma_persistent.
   int wgmma_group_m = 1;                     ///< See simt_f32_thresholds::wgmma_group_m.
+  bool wgmma_k_major_only = false;           ///< The sm_90a kernel reads A and B along k only (TF32).
 
   /// The numbers of a slot's policy.
   const policy_numbers& operator[](slot s) const { return slots[int(s)]; }
@@ -258,7 +259,10 @@ tuning_values values_of() {
   v.peel_speed = Entry::peel_speed;
   v.medium_speed = Entry::medium_speed;
   v.small_speed = Entry::small_speed;
-  if constexpr (!std::is_void<typename Entry::wgmma>::value) v.wgmma = numbers_of<typename Entry::wgmma>();
+  if constexpr (!std::is_void<typename Entry::wgmma>::value) {
+    v.wgmma = numbers_of<typename Entry::wgmma>();
+    v.wgmma_k_major_only = Entry::wgmma::k_major_only;
+  }
   v.wgmma_min_wave = Entry::wgmma_min_wave;
   v.wgmma_persistent = Entry::wgmma_persistent;
   v.wgmma_group_m = Entry::wgmma_group_m;

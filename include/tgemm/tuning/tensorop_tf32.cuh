@@ -4,6 +4,7 @@
 #pragma once
 
 #include "../policy/tensorop_policy.cuh"
+#include "../policy/wgmma_policy.cuh"
 #include "../types.cuh"
 #include "tensorop_f16.cuh"
 
@@ -44,13 +45,19 @@ struct tensorop_tf32_sm80 : tensorop_f16_thresholds<float> {
   using unaligned = small;  ///< Never chosen (misaligned operands are repacked); the same kernel, so none extra.
 };
 
-/// Hopper (sm_90): the same tiles for now (tuning them on an H200 is open work).
+/// Hopper (sm_90): the same mma.sync tiles (tuning them on an H200 is open work), and for TF32 on an sm_90a image the
+/// Hopper kernel: 128 x 256 x 32 tiles (32 floats: one 128-byte swizzle row) in four stages, 192 KiB of shared
+/// memory. It reads A and B along k only, so the plan first copies an operand stored the other way into a K-major
+/// workspace copy. 3xTF32 stays on mma.sync (its Hopper kernel is not written).
 template <math_mode Math>
 struct tensorop_tf32_sm90 : tensorop_tf32_sm80<Math> {
   /// The first architecture (as `__CUDA_ARCH__`) this entry is tuned for.
   static constexpr int arch = 900;
   /// The next older entry of the chain.
   using previous = tensorop_tf32_sm80<Math>;
+  /// On an sm_90a image, TF32: TMA + wgmma.
+  using wgmma = std::conditional_t<Math == math_mode::tf32,
+                                   wgmma_policy<block_shape<128, 256, 32>, 4, float, float, math_mode::tf32>, void>;
 };
 
 /// The newest entry of the float tensor-core table for a math mode.
