@@ -3,8 +3,8 @@
 // problems on sm_90a take it: the recorded plan says so), against the float64 host loop on the same (rounded)
 // inputs: ragged tile edges, k = 0 and 1, alpha and beta edge values, beta = 0 on a NaN-filled C, a misaligned
 // operand (realigned first), and arguments it must refuse. Float operands run as TF32 (math_mode::tf32): the kernel
-// reads them along k only, so gemm() copies the others K-major first, and the hardware truncates each input to TF32
-// (the bound allows 2^-10 per input). On a GPU that is not sm_90 the experimental entry must say
+// reads them along k only, so gemm() copies the others K-major first, and TMA rounds each input to the nearest TF32
+// (the bound allows 2^-11 per input); 3xTF32 splits them first. On a GPU that is not sm_90 the experimental entry must say
 // unsupported_device, and the test checks that instead.
 #include <tgemm/gemm.cuh>
 #include <tgemm/host/launch_tma_wgmma.cuh>
@@ -44,11 +44,11 @@ using policies = std::tuple<wide_tile<__nv_bfloat16>, wide_tile_float_c<__nv_bfl
 /// The TF32 Hopper kernel's policy (the tuning table's).
 using tf32_tile = tgemm::tuning::tensorop_tf32_sm90<tgemm::math_mode::tf32>::wgmma;
 
-/// The relative error of each input as the tensor cores read it: float goes in as TF32, truncated to 10 explicit
-/// mantissa bits (wgmma reads the top 19 bits of a float), so up to 2^-10; 16-bit inputs are exact.
+/// The relative error of each input as the tensor cores read it: float goes in as TF32, rounded to nearest with 10
+/// explicit mantissa bits by the TMA copy (arch/tma.cuh), so up to 2^-11; 16-bit inputs are exact.
 template <class T>
 double input_unit() {
-  return std::is_same<T, float>::value ? std::ldexp(1.0, -10) : 0.0;
+  return std::is_same<T, float>::value ? std::ldexp(1.0, -11) : 0.0;
 }
 
 /// The unit roundoff of C's element type (0 for float: its rounding is inside the k-dependent factor).
@@ -73,11 +73,12 @@ int64_t aligned_ld(layout order, op operation, int64_t rows, int64_t cols, int64
 
 /// One call of C = alpha op(A) op(B) + beta C through `call` (the experimental entry or tgemm::gemm()): random A,
 /// B, C (NaN-filled when beta = 0, sentinels in the padding), checked element by element against the float64
-/// product of the rounded inputs. `offset_a` shifts A by that many elements (1: misaligned for TMA). Returns false
-/// when the GPU is not sm_90 and the entry said unsupported_device.
+/// product of the rounded inputs. `offset_a` shifts A by that many elements (1: misaligned for TMA);
+/// `input_term` is the relative error one product of two inputs may carry (negative: from T's input_unit).
+/// Returns false when the GPU is not sm_90 and the entry said unsupported_device.
 template <class T, class TC, class Call>
 bool check_call(const Call& call, layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, float alpha,
-                float beta, int64_t offset_a = 0) {
+                float beta, int64_t offset_a = 0, double input_term = -1.0) {
   const int64_t lda = aligned_ld(order, op_a, m, k, 8), ldb = aligned_ld(order, op_b, k, n, 16);
   const int64_t ldc = tgemm::test::min_ld(order, op::none, m, n) + 3;
   const int64_t a_count = tgemm::test::stored_elements(order, op_a, m, k, lda) + offset_a;
@@ -122,7 +123,8 @@ bool check_call(const Call& call, layout order, op op_a, op op_b, int64_t m, int
   const tgemm::test::reference_result ref = tgemm::test::reference_gemm(
       order, op_a, op_b, m, n, k, alpha, a_float.data() + offset_a, lda, b_float.data(), ldb, beta, c_float.data(), ldc);
   // Each product of two inputs off by u_in each is off by at most (2 u_in + u_in^2) of its magnitude.
-  const double factor = tgemm::test::error_factor(k) + 2 * input_unit<T>() + input_unit<T>() * input_unit<T>();
+  if (input_term < 0) input_term = 2 * input_unit<T>() + input_unit<T>() * input_unit<T>();
+  const double factor = tgemm::test::error_factor(k) + input_term;
   const double unit = output_unit<TC>();
   int64_t bad = 0;
   for (int64_t i = 0; i < c_count; ++i) {
@@ -170,13 +172,14 @@ struct few_blocks {
   }
 };
 
-/// tgemm::gemm() as a callable (TF32 for float operands).
+/// tgemm::gemm() as a callable (`math` for float operands: TF32 unless told).
 struct dispatched {
+  tgemm::math_mode math = tgemm::math_mode::tf32;
   template <class T, class TC>
   status operator()(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, float alpha, const T* a,
                     int64_t lda, const T* b, int64_t ldb, float beta, TC* c, int64_t ldc) const {
     tgemm::options opts;
-    if constexpr (std::is_same<T, float>::value) opts.math = tgemm::math_mode::tf32;
+    if constexpr (std::is_same<T, float>::value) opts.math = math;
     return tgemm::gemm(order, op_a, op_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, nullptr, opts);
   }
 };
@@ -338,6 +341,70 @@ TEST_CASE("gemm() with TF32 on sm_90a: the Hopper kernel, operands stored along 
     CHECK(plans.last().wgmma);
     CHECK(plans.last().steps[0].to_k_major);
   }
+}
+
+TEST_CASE("gemm() with 3xTF32 on sm_90a: operands split into TF32 parts, then the Hopper kernel", "[wgmma]") {
+  // Big parts rounded to nearest TF32, small parts the rounding of what is left: each product is off by at most
+  // 4 2^-22 of its magnitude (the small parts' rounding twice, the dropped small x small), as on mma.sync.
+  const double x3_term = 4 * std::ldexp(1.0, -22);
+  const dispatched call{tgemm::math_mode::tf32x3};
+  const int64_t m = 1100, n = 2100, k = 200;
+  for (const layout order : {layout::col_major, layout::row_major}) {
+    for (const auto& ops : op_pairs) {
+      tgemm::detail::record_plans plans;
+      check_call<float, float>(call, order, ops[0], ops[1], m, n, k, 1.25f, order == layout::row_major ? 0.5f : 0.0f,
+                               0, x3_term);
+      REQUIRE(plans.calls() == 1);
+      if (is_sm90()) {
+        CHECK(plans.last().wgmma);
+        CHECK(plans.last().steps[0].split_tf32);
+        CHECK(plans.last().steps[1].split_tf32);
+      }
+    }
+  }
+  // Ragged edges everywhere, a k that is not a multiple of the slice, a misaligned A, beta != 0, k = 1.
+  check_call<float, float>(call, layout::col_major, op::none, op::transpose, 1031, 2053, 77, -0.5f, 0.25f, 1,
+                           x3_term);
+  check_call<float, float>(call, layout::row_major, op::transpose, op::none, 1031, 2053, 1, 1.0f, 0.0f, 0, x3_term);
+}
+
+TEST_CASE("3xTF32 on the Hopper kernel lands within 2x of strict FP32's error", "[wgmma]") {
+  // One product in both modes on the same inputs, compared normwise with the float64 reference (large enough for
+  // the Hopper plan: 9 x 9 tiles of 128 x 256).
+  const int64_t m = 1100, n = 2100, k = 1024;
+  const std::vector<float> a = tgemm::test::random_values(m * k), b = tgemm::test::random_values(k * n);
+  std::vector<double> expected(size_t(m * n), 0.0);
+  for (int64_t j = 0; j < n; ++j) {
+    for (int64_t l = 0; l < k; ++l) {
+      const double y = b[size_t(l + j * k)];
+      for (int64_t i = 0; i < m; ++i) expected[size_t(i + j * m)] += double(a[size_t(i + l * m)]) * y;
+    }
+  }
+  device_buffer<float> da(a.size()), db(b.size()), dc(size_t(m * n));
+  da.upload(a);
+  db.upload(b);
+  auto error_of = [&](tgemm::math_mode math) {
+    tgemm::options opts;
+    opts.math = math;
+    tgemm::detail::record_plans plans;
+    REQUIRE(tgemm::gemm(layout::col_major, op::none, op::none, m, n, k, 1.0f, da.get(), m, db.get(), k, 0.0f,
+                        dc.get(), m, nullptr, opts) == status::success);
+    TGEMM_CUDA_REQUIRE(cudaDeviceSynchronize());
+    if (is_sm90() && math != tgemm::math_mode::strict) CHECK(plans.last().wgmma);
+    const std::vector<float> c = dc.download();
+    double error2 = 0, norm2 = 0;
+    for (size_t i = 0; i < c.size(); ++i) {
+      error2 += (double(c[i]) - expected[i]) * (double(c[i]) - expected[i]);
+      norm2 += expected[i] * expected[i];
+    }
+    return std::sqrt(error2 / norm2);
+  };
+  const double strict = error_of(tgemm::math_mode::strict);
+  const double x3 = error_of(tgemm::math_mode::tf32x3);
+  const double tf32 = error_of(tgemm::math_mode::tf32);
+  INFO("relative errors: strict " << strict << ", tf32x3 " << x3 << ", tf32 " << tf32);
+  CHECK(x3 <= 2 * strict);
+  CHECK(tf32 > 10 * strict);  // TF32 really lost the low bits of its inputs
 }
 
 TEST_CASE("Hopper kernel: refused arguments leave C untouched", "[wgmma]") {

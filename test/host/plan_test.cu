@@ -582,10 +582,9 @@ TEST_CASE("TF32 plans on an H200 running the sm_90a image: the Hopper kernel, op
   CHECK(p.steps[0].to_k_major);
   CHECK(p.steps[0].ld_packed == 4100);
   CHECK(p.steps[1].keep_layout);
-  // Thin or small grids keep the mma.sync tiles; 3xTF32 has no Hopper kernel yet; nor has an sm_90 image.
+  // Thin or small grids keep the mma.sync tiles; so does an sm_90 image.
   CHECK_FALSE(plan_tf32(shape(16, 8192, 8192), f).wgmma);
   CHECK_FALSE(plan_tf32(shape(128, 4096, 4096), f).wgmma);
-  CHECK_FALSE(plan_tf32(shape(4096, 4096, 4096, op::transpose), f, tgemm::math_mode::tf32x3).wgmma);
   f.wgmma_image = false;
   CHECK_FALSE(plan_tf32(shape(4096, 4096, 4096, op::transpose), f).wgmma);
   f.wgmma_image = true;
@@ -595,6 +594,48 @@ TEST_CASE("TF32 plans on an H200 running the sm_90a image: the Hopper kernel, op
   const std::string text = tgemm::detail::describe(p, &values, "float", 4096, 4096, 4096);
   CHECK(text.find("(transposed to contiguous along k)") != std::string::npos);
   CHECK(text.find("gemm wgmma wgmma_tf32_b128x256x32_s4_c_f32") != std::string::npos);
+}
+
+TEST_CASE("3xTF32 plans on an H200 running the sm_90a image: both operands split, then the Hopper kernel", "[plan]") {
+  device_facts f = h200();
+  f.wgmma_image = true;
+  const auto x3 = tgemm::math_mode::tf32x3;
+  // Every op pair and order, aligned or not: two split steps (big and small TF32 parts, K-major), then wgmma.
+  for (const layout order : {layout::col_major, layout::row_major}) {
+    for (const auto& ops : {std::pair<op, op>{op::none, op::none}, {op::none, op::transpose},
+                            {op::transpose, op::none}, {op::transpose, op::transpose}}) {
+      for (const int64_t offset : {0, 1}) {
+        call_spec c = with(shape(4096, 2048, 1000, ops.first, ops.second), offset, 0, 0);
+        c.order = order;
+        INFO(to_string(order) << " " << to_string(ops.first) << "/" << to_string(ops.second) << " offset " << offset);
+        const plan p = plan_tf32(c, f, x3);
+        CHECK(kinds_of(p) == "pack_a pack_b gemm");
+        CHECK(slots_of(p) == "wgmma");
+        CHECK(p.steps[0].split_tf32);
+        CHECK(p.steps[1].split_tf32);
+        CHECK(p.op_a == op::transpose);
+        CHECK(p.op_b == op::none);
+        CHECK(p.a.ld == 1000);  // k, whole 16-byte vectors
+        // The column-major form's A is the row-major call's B: 2048 or 4096 lines of big parts, as many of small.
+        const int64_t m = order == layout::col_major ? 4096 : 2048, n = 6144 - m;
+        CHECK(p.steps[0].extent_mn == m);
+        CHECK(p.steps[1].extent_mn == n);
+        CHECK(p.workspace_bytes == size_t(2 * (m + n) * 1000 * 4));
+        CHECK(p.steps[0].contiguous_k == (p.steps[0].extent_mn == 4096 ? ops.first == op::transpose
+                                                                       : ops.second == op::transpose));
+      }
+    }
+  }
+  const plan p = plan_tf32(shape(8192, 8192, 8192), f, x3);
+  CHECK(p.steps[2].tiles_m == 64);  // 128 x 128 tiles
+  CHECK(p.steps[2].tiles_n == 64);
+  CHECK(p.steps[2].shared_bytes == 3 * 64 * 1024 + 1024 + 48);  // three stages of big and small parts
+  CHECK_FALSE(plan_tf32(shape(16, 8192, 8192), f, x3).wgmma);
+  const auto values = tgemm::tuning::values_for<tgemm::tuning::tensorop_tf32<x3>>(900);
+  const std::string text = tgemm::detail::describe(p, &values, "float", 8192, 8192, 8192);
+  CHECK(text.find("(split into big and small TF32 parts, transposed to contiguous along k)") != std::string::npos);
+  CHECK(text.find("(split into big and small TF32 parts, contiguous along k)") != std::string::npos);
+  CHECK(text.find("gemm wgmma wgmma_tf32x3_b128x128x32_s3_c_f32") != std::string::npos);
 }
 
 TEST_CASE("tensor-core tables: slots that name one policy share one kernel", "[plan]") {

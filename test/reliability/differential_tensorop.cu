@@ -1,7 +1,7 @@
 // Randomized differential test of tgemm's tensor-core paths: tgemm::gemm() against cuBLAS (cublasGemmEx) and the
 // float64 host reference on the same rounded inputs. The companion of differential_test.cu (float, strict FP32).
 //
-// Twelve type combinations ("types"), each run on --cases N random cases (default 10,000 per type; 200 with --small):
+// Thirteen type combinations ("types"), each run on --cases N random cases (default 10,000 per type; 200 with --small):
 //   half_half   A, B, C __half                            cuBLAS: CUDA_R_16F  A, B, C;      CUBLAS_COMPUTE_32F
 //   half_float  A, B __half, C float                      cuBLAS: CUDA_R_16F  A, B, R_32F C; CUBLAS_COMPUTE_32F
 //   bf16_bf16   A, B, C __nv_bfloat16                     cuBLAS: CUDA_R_16BF A, B, C;      CUBLAS_COMPUTE_32F
@@ -15,7 +15,9 @@
 //               every size runs it), A and B always TMA-aligned, C aligned or not; only on an sm_90 GPU running an
 //               sm_90a build (left out of the default list elsewhere)
 //   tf32_wgmma  float as TF32 on the Hopper kernel, likewise; its one op pair (A^T, B in column-major form: the
-//               orders are drawn, the ops follow), inputs truncated to TF32 by the hardware
+//               orders are drawn, the ops follow), inputs rounded to TF32 by its TMA copies
+//   tf32x3_wgmma float as 3xTF32 on the Hopper kernel: the operands split into big and small TF32 parts (any layout
+//               and alignment: the split reads scalars), then the kernel, as gemm()'s plan runs it
 // cuBLAS runs with CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION (its split-K partials of
 // a 16-bit C stay in float); a row-major call is expressed as the column-major call C^T = op(B)^T op(A)^T.
 //
@@ -40,8 +42,7 @@
 // rounded inputs, bound(M, ref) = (k + 4) 2^-23 M (float accumulation, as for FP32; reference.hpp's error_factor;
 //                                 for double (k + 4) 2^-52 M, against a reference summed in long double)
 //                                 + output rounding: 2^-11 |ref| for a __half C, 2^-8 |ref| for a bfloat16 C
-//                                 + input rounding: (2 2^-11 + 2^-22) M for TF32, 4 2^-22 M for 3xTF32,
-//                                   (2 2^-10 + 2^-20) M for TF32 on the Hopper kernel (truncated inputs)
+//                                 + input rounding: (2 2^-11 + 2^-22) M for TF32, 4 2^-22 M for 3xTF32
 //                                 + half the smallest subnormal of C's type (underflow);
 //   - |tgemm - ref| <= bound_tgemm;
 //   - |cuBLAS - ref| <= bound_cublas (a check of the harness: a failure here is reported as cuBLAS's). The same
@@ -187,10 +188,14 @@ const type_info types[] = {
      "CUDA_R_16BF, CUBLAS_COMPUTE_32F", {0, 0x1p-8, bf16_floor}, {0x1p-8, 0x1p-8, bf16_floor}, true, true},
     {"bf16_float_wgmma", "A, B __nv_bfloat16, C float, Hopper kernel", 2, 4, math_mode::strict, CUBLAS_COMPUTE_32F,
      "CUDA_R_16BF (C CUDA_R_32F), CUBLAS_COMPUTE_32F", {0, 0, float_floor}, {0, 0, float_floor}, true, true},
-    // TF32 on the Hopper kernel (the TF32 table's sm_90a policy): wgmma reads the top 19 bits of each float.
+    // TF32 on the Hopper kernel (the TF32 table's sm_90a policy): its TMA copies round the floats to TF32.
     {"tf32_wgmma", "A, B, C float, math_mode::tf32, Hopper kernel", 4, 4, math_mode::tf32,
-     CUBLAS_COMPUTE_32F_FAST_TF32, "CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32", {tf32_truncated, 0, float_floor},
+     CUBLAS_COMPUTE_32F_FAST_TF32, "CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32", {tf32_rounded, 0, float_floor},
      {tf32_truncated, 0, float_floor}, true, true},
+    // 3xTF32 on the Hopper kernel: the operands split into TF32 parts, then the kernel (as gemm()'s plan does).
+    {"tf32x3_wgmma", "A, B, C float, math_mode::tf32x3, Hopper kernel", 4, 4, math_mode::tf32x3,
+     CUBLAS_COMPUTE_32F_PEDANTIC, "CUDA_R_32F, CUBLAS_COMPUTE_32F_PEDANTIC (FP32)", {tf32x3_input, 0, float_floor},
+     {0, 0, float_floor}, true, true},
 };
 constexpr int type_count = int(sizeof types / sizeof types[0]);
 
@@ -286,6 +291,7 @@ case_spec make_case(uint64_t seed, int type, int64_t index, bool small) {
   c.op_a = r.chance(0.5) ? op::none : op::transpose;
   c.op_b = r.chance(0.5) ? op::none : op::transpose;
   if (types[type].sm90a_kernel && types[type].math == math_mode::tf32) {  // the TF32 Hopper kernel reads along k
+                                                                            // (3xTF32's split copies any layout)
     c.op_a = c.order == layout::col_major ? op::transpose : op::none;
     c.op_b = c.order == layout::col_major ? op::none : op::transpose;
   }
@@ -326,7 +332,9 @@ case_spec make_case(uint64_t seed, int type, int64_t index, bool small) {
   c.lda = tgemm::test::min_ld(c.order, c.op_a, c.m, c.k);
   c.ldb = tgemm::test::min_ld(c.order, c.op_b, c.k, c.n);
   c.ldc = tgemm::test::min_ld(c.order, op::none, c.m, c.n);
-  if (info.sm90a_kernel) {  // A and B as TMA needs them (16-byte aligned, ld a multiple of 16 bytes); C anyhow
+  if (info.sm90a_kernel && info.math != math_mode::tf32x3) {
+    // A and B as TMA needs them (16-byte aligned, ld a multiple of 16 bytes); C anyhow. (3xTF32 reads the copies
+    // its split makes: its operands are drawn like the other types'.)
     c.lda = round_up(c.lda, vec_ab) + vec_ab * r.below(2);
     c.ldb = round_up(c.ldb, vec_ab) + vec_ab * r.below(2);
     c.ldc += r.between(0, 9);
@@ -742,7 +750,42 @@ struct harness {
   options opt;
   std::string program;
   cublasHandle_t handle = nullptr;
-  device_array d_a, d_b, d_c, d_cublas;
+  device_array d_a, d_b, d_c, d_cublas, d_split;
+
+  /// The 3xTF32 Hopper kernel on one case, as tgemm::gemm()'s plan runs it for large problems: both operands split
+  /// into big and small TF32 parts (K-major), then the kernel on the split copies, persistent blocks. Called here
+  /// directly so that every size takes it (gemm() keeps small problems on mma.sync).
+  status run_split_hopper(const case_spec& c, const float* a, const float* b, float* out) {
+    using policy = tgemm::tuning::tensorop_tf32_sm90<math_mode::tf32x3>::wgmma;
+    using kernels = tgemm::detail::wgmma_kernels<policy>;
+    tgemm::detail::canonical_call<tgemm::detail::types_of<policy>> call;
+    if (status s = tgemm::detail::check_arguments(c.order, c.op_a, c.op_b, c.m, c.n, c.k, c.alpha, a, c.lda, b, c.ldb,
+                                                  c.beta, out, c.ldc, call);
+        s != status::success || call.empty) {
+      return s;
+    }
+    const int64_t m = call.problem.m, n = call.problem.n, k = call.reads_operands ? call.problem.k : 0;
+    const int64_t ld = (k + 3) / 4 * 4;
+    float* split = d_split.reserve<float>(size_t(2 * (m + n) * (ld > 0 ? ld : 1)));
+    float *a_parts = split, *b_parts = split + 2 * m * ld;
+    int device = 0, sms = 0;
+    DIFF_CUDA(cudaGetDevice(&device));
+    DIFF_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    if (k > 0) {
+      const bool a_along_k = call.op_a == op::transpose, b_along_k = call.op_b == op::none;
+      const auto grid_y = [](int64_t lines) { return std::min<int64_t>((lines + 31) / 32, 65535); };
+      for (status s : {kernels::prepare_split(a_along_k, device), kernels::prepare_split(b_along_k, device),
+                       kernels::launch_split(a_along_k, call.problem.a, call.problem.lda, m, k, a_parts, ld,
+                                             (ld + 31) / 32, grid_y(m), nullptr, device),
+                       kernels::launch_split(b_along_k, call.problem.b, call.problem.ldb, n, k, b_parts, ld,
+                                             (ld + 31) / 32, grid_y(n), nullptr, device)}) {
+        if (s != status::success) return s;
+      }
+    }
+    if (status s = kernels::prepare(op::transpose, op::none, device); s != status::success) return s;
+    return kernels::launch(op::transpose, op::none, m, n, k, call.update.alpha, a_parts, ld, b_parts, ld,
+                           call.update.beta, call.update.c, call.update.ldc, sms, 16, nullptr, device);
+  }
   type_stats stats[type_count];
   int64_t printed_failures = 0;
 
@@ -785,7 +828,9 @@ struct harness {
                                                         cc + c.offset_c, c.ldc);
       }
     } else if constexpr (std::is_same<T, float>::value) {
-      if (info.sm90a_kernel) {
+      if (info.sm90a_kernel && info.math == math_mode::tf32x3) {
+        s = run_split_hopper(c, a + c.offset_a, b + c.offset_b, cc + c.offset_c);
+      } else if (info.sm90a_kernel) {
         using policy = tgemm::tuning::tensorop_tf32_sm90<math_mode::tf32>::wgmma;
         s = tgemm::experimental::gemm_tma_wgmma<policy>(c.order, c.op_a, c.op_b, c.m, c.n, c.k, c.alpha,
                                                         a + c.offset_a, c.lda, b + c.offset_b, c.ldb, c.beta,

@@ -52,8 +52,8 @@ inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
 }
 
 /// The tensor map of an operand stored as `lines` lines of `contiguous` elements, `ld` elements apart, read in boxes
-/// of 128 contiguous bytes (the swizzle span: 64 16-bit elements or 32 floats) by `box_lines` lines with the
-/// 128-byte swizzle. A K-major operand has k contiguous and one line per row of op(A) (column of op(B)); an MN-major
+/// of 128 contiguous bytes (the swizzle span: 64 16-bit elements or 32 floats, rounded to TF32 on the way) by
+/// `box_lines` lines with the 128-byte swizzle. A K-major operand has k contiguous and one line per row of op(A) (column of op(B)); an MN-major
 /// one has m (n) contiguous and one line per k. TMA needs `base` 16-byte aligned and `ld` a multiple of 16 bytes.
 /// Returns false (and leaves `map` unspecified) where the driver refuses the geometry or lacks the function.
 template <class Element>
@@ -63,8 +63,10 @@ bool encode_sw128_map(CUtensorMap& map, const Element* base, int64_t contiguous,
   static_assert(element_bytes<Element> == 2 || is_float, "encode_sw128_map describes 16-bit or float operands");
   const PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder();
   if (encode == nullptr) return false;
-  // Floats travel as plain 32-bit values: the TF32 wgmma itself reads their top 19 bits.
-  const CUtensorMapDataType type = is_float                             ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+  // Floats are described as TFLOAT32: TMA then rounds each to the nearest TF32 on its way to shared memory (on an
+  // H200, 1 + 2^-11 + 2^-13 arrives as 1 + 2^-10), as cuBLAS's FAST_TF32 and tgemm's mma.sync path (cvt.rna) round;
+  // described as FLOAT32, the TF32 wgmma would truncate them (it reads the top 19 bits).
+  const CUtensorMapDataType type = is_float                             ? CU_TENSOR_MAP_DATA_TYPE_TFLOAT32
                                    : std::is_same<Element, __half>::value ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
                                                                           : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
   const cuuint64_t dims[2] = {cuuint64_t(contiguous), cuuint64_t(lines)};

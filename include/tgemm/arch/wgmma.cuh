@@ -8,8 +8,9 @@
 /// `wgmma.mma_async.sync.aligned.m64n{128,256}k16.f32.{bf16,f16}.{bf16,f16}` (each operand K-major or MN-major: the
 /// instruction's "transpose" flags) and `wgmma.mma_async.sync.aligned.m64n{128,256}k8.f32.tf32.tf32` (K-major
 /// operands only: the instruction has no transpose flags for 32-bit elements; it reads the top 19 bits of each
-/// float, so the inputs are truncated to TF32, not rounded). Accumulator layout, with warp w of the warpgroup,
-/// g = lane / 4 and t = lane % 4: for each 8-column chunk j, d[4j], d[4j + 1] = D(16w + g, 8j + 2t .. 2t + 1) and d[4j + 2], d[4j + 3] = D(16w + g + 8, 8j + 2t ..).
+/// float, truncating it to TF32, so tgemm's tensor maps round the floats on their way in: arch/tma.cuh).
+/// Accumulator layout, with warp w of the warpgroup, g = lane / 4 and t = lane % 4: for each 8-column chunk j,
+/// d[4j], d[4j + 1] = D(16w + g, 8j + 2t .. 2t + 1) and d[4j + 2], d[4j + 3] = D(16w + g + 8, 8j + 2t ..).
 /// The same layout as mma.sync's C, repeated. Minimum architecture: sm_90a (the `a` target; not sm_90).
 #pragma once
 
@@ -142,7 +143,7 @@ __device__ __forceinline__ void wgmma_fence_registers(float (&d)[Count]) {
 
 
 /// One k step of 32 bytes: D (64 x N floats) += A (64 x k) B (k x N), or D = A B when `accumulate` is 0, with
-/// k = 16 for __half or __nv_bfloat16 elements and k = 8 for float (TF32: each input truncated to its top 19 bits);
+/// k = 16 for __half or __nv_bfloat16 elements and k = 8 for float (TF32: the top 19 bits of each input);
 /// N is 128 or 256; MnMajorA / MnMajorB say how each operand's descriptor lays it out (false: K-major,
 /// wgmma_descriptor_k_major_sw128; true: MN-major, wgmma_descriptor_mn_major_sw128; 16-bit elements only).
 /// Asynchronous: issue between wgmma_fence() and wgmma_commit(), read D after wgmma_wait().

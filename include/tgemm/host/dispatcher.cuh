@@ -121,12 +121,30 @@ struct tuned_kernels {
   op op_a;  ///< The plan's op(A) for its gemm steps.
   op op_b;  ///< The plan's op(B).
 
-  /// Makes a sm_90a step's kernel ready; nothing to do for the others (read_facts() prepared them).
+  /// Makes a sm_90a step's kernel ready (its gemm, or a 3xTF32 operand split); nothing to do for the others
+  /// (read_facts() prepared them).
   status prepare(const plan_step& s, int device) const {
     if constexpr (!std::is_void<wgmma_policy>::value) {
+      if (s.split_tf32) return wgmma_kernels<wgmma_policy>::prepare_split(s.contiguous_k, device);
       if (s.wgmma) return wgmma_kernels<wgmma_policy>::prepare(op_a, op_b, device);
     }
     return status::success;
+  }
+
+  /// Launches a 3xTF32 split step of a plan: `source` (leading dimension ld) into the workspace at `to`.
+  status launch_split(const plan_step& s, const void* source, int64_t ld, std::byte* to, cudaStream_t stream,
+                      int device) const {
+    if constexpr (!std::is_void<wgmma_policy>::value) {
+      if constexpr (wgmma_policy::split) {
+        return wgmma_kernels<wgmma_policy>::launch_split(s.contiguous_k, static_cast<const float*>(source), ld,
+                                                         s.extent_mn, s.extent_k, reinterpret_cast<float*>(to),
+                                                         s.ld_packed, s.grid_x, s.grid_y, stream, device);
+      }
+    }
+    (void)source, (void)ld, (void)to, (void)stream;
+    return fail(status::cuda_error, cudaErrorInvalidDeviceFunction,
+                "internal error: a plan splits an operand into TF32 parts for a table without a 3xTF32 kernel "
+                "(step %s, device %d)", s.kind == step_kind::pack_a ? "pack A" : "pack B", device);
   }
 
   /// Launches a gemm step of a plan.

@@ -72,7 +72,8 @@ struct helper_kernels {
 /// Runs `p` for `call` on `stream` (of `device`), with `workspace` holding at least p.workspace_bytes. Every
 /// kernel is made ready before the first launch, so a kernel the build lacks, or one that cannot be loaded,
 /// fails the call before anything is enqueued. Kernels::prepare(step, device) and Kernels::launch(step,
-/// gemm_launch, stream, device) provide the gemm steps' kernels.
+/// gemm_launch, stream, device) provide the gemm steps' kernels; Kernels::launch_split(step, source, ld, to, stream,
+/// device) the 3xTF32 split steps' (prepared by Kernels::prepare too).
 template <class Types, class Kernels>
 status execute(const plan& p, const canonical_call<Types>& call, std::byte* workspace, cudaStream_t stream, int device,
                const Kernels& kernels) {
@@ -82,7 +83,8 @@ status execute(const plan& p, const canonical_call<Types>& call, std::byte* work
   using helpers = helper_kernels<Types>;
   for (int i = 0; i < p.step_count; ++i) {
     const plan_step& s = p.steps[i];
-    const status ready = s.kind == step_kind::gemm ? kernels.prepare(s, device) : helpers::prepare(s, device);
+    const status ready =
+        s.kind == step_kind::gemm || s.split_tf32 ? kernels.prepare(s, device) : helpers::prepare(s, device);
     if (ready != status::success) return ready;
   }
   const A* a = p.a.packed ? reinterpret_cast<const A*>(workspace + p.a.offset) : call.problem.a;
@@ -95,7 +97,10 @@ status execute(const plan& p, const canonical_call<Types>& call, std::byte* work
       case step_kind::pack_b: {
         const bool is_a = s.kind == step_kind::pack_a;
         const dim3 grid(unsigned(s.grid_x), unsigned(s.grid_y)), block(kernel::pack_tile, kernel::pack_rows);
-        if (s.keep_layout) {
+        if (s.split_tf32) {  // the Hopper kernel's own copy: its kernels know it
+          launched = is_a ? kernels.launch_split(s, call.problem.a, call.problem.lda, workspace + s.offset, stream, device)
+                          : kernels.launch_split(s, call.problem.b, call.problem.ldb, workspace + s.offset, stream, device);
+        } else if (s.keep_layout) {
           const dim3 threads(kernel::realign_threads);
           launched = is_a ? launch_kernel(helpers::realign_a, grid, threads, 0, stream, device,
                                           "launching the operand-realigning kernel", call.problem.a, call.problem.lda,

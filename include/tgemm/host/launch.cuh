@@ -66,6 +66,12 @@ struct fixed_kernel {
     });
   }
 
+  /// Fixed plans have no 3xTF32 split steps.
+  status launch_split(const plan_step&, const void*, int64_t, std::byte*, cudaStream_t, int device) const {
+    return fail(status::cuda_error, cudaErrorInvalidDeviceFunction,
+                "internal error: a tgemm::launch<Policy>() plan has a 3xTF32 split step (device %d)", device);
+  }
+
   status launch(const plan_step& s, const gemm_launch<types>& g, cudaStream_t stream, int device) const {
     return with_ops(op_a, op_b, [&](auto a, auto b) {
       return launch_kernel(kernel<decltype(a)::value, decltype(b)::value>, g.grid, dim3(unsigned(s.threads)), s.shared_bytes, stream, device,

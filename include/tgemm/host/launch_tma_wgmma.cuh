@@ -15,6 +15,7 @@
 #include <type_traits>
 
 #include "../kernel/gemm_tma_wgmma.cuh"
+#include "../kernel/split_tf32.cuh"
 #include "../status.cuh"
 #include "../tuning/simt_f32.cuh"
 #include "../types.cuh"
@@ -80,23 +81,27 @@ struct wgmma_kernels {
   /// multiples of 16 bytes), extents below 2^31 - 256 and fewer than 2^31 tiles (tiles_fit); k = 0 computes
   /// C = beta C without reading A or B (their maps stay empty). `blocks` caps the grid (0: one block per tile;
   /// the multiprocessor count: persistent blocks), `group_m` is the tile order's group height (kernel::wgmma_tile).
-  /// prepare() must have succeeded.
+  /// prepare() must have succeeded. A 3xTF32 policy (Policy::split) reads split copies (kernel::split_tf32_k_major):
+  /// `a` holds m lines of big parts then m lines of small parts, `b` likewise with n.
   static status launch(op op_a, op op_b, int64_t m, int64_t n, int64_t k, float alpha, const A* a, int64_t lda,
                        const B* b, int64_t ldb, float beta, C* c, int64_t ldc, int64_t blocks, int group_m,
                        cudaStream_t stream, int device) {
     CUtensorMap map_a{}, map_b{};
     const bool k_major_a = op_a == op::transpose, k_major_b = op_b == op::none;
+    constexpr int parts = Policy::operand_parts;  // lines per row of op(A) (column of op(B)): big, small
     const bool encoded = k == 0 ||
-        ((k_major_a ? arch::encode_sw128_map(map_a, a, k, m, lda, Policy::block_m)
+        ((k_major_a ? arch::encode_sw128_map(map_a, a, k, parts * m, lda, Policy::block_m)
                    : arch::encode_sw128_map(map_a, a, m, k, lda, 64)) &&
-        (k_major_b ? arch::encode_sw128_map(map_b, b, k, n, ldb, Policy::block_n)
+        (k_major_b ? arch::encode_sw128_map(map_b, b, k, parts * n, ldb, Policy::block_n)
                    : arch::encode_sw128_map(map_b, b, n, k, ldb, 64)));
     if (!encoded) {
       return fail(status::cuda_error, cudaSuccess,
                   "the driver refused a tensor map (cuTensorMapEncodeTiled) for %lld x %lld x %lld, lda %lld, ldb %lld",
                   (long long)m, (long long)n, (long long)k, (long long)lda, (long long)ldb);
     }
-    const kernel::tma_wgmma_output<C> out{c, ldc, int(m), int(n), int(k), alpha, beta, group_m > 0 ? group_m : 1};
+    const kernel::tma_wgmma_output<C> out{c,     ldc,  int(m),          int(n), int(k), alpha, beta,
+                                          group_m > 0 ? group_m : 1, Policy::split ? int(m) : 0,
+                                          Policy::split ? int(n) : 0};
     const int64_t tiles = tiles_m(m) * tiles_n(n);
     const dim3 grid(unsigned(blocks > 0 && blocks < tiles ? blocks : tiles));
     return with_ops(op_a, op_b, [&](auto oa, auto ob) {
@@ -112,6 +117,40 @@ struct wgmma_kernels {
       return launch_kernel(function, grid, dim3(Policy::threads), Policy::shared_bytes, stream, device,
                            "launching the Hopper kernel", map_a, map_b, out);
     });
+  }
+
+  /// Makes the 3xTF32 split kernel for a source stored along k (or mn) ready on `device`.
+  static status prepare_split(bool contiguous_k, int device) {
+    if constexpr (Policy::split) {
+      constexpr auto along_k = &kernel::split_tf32_k_major<true>, along_mn = &kernel::split_tf32_k_major<false>;
+      return contiguous_k ? prepare_kernel_once<along_k>(device, 0, "the 3xTF32 operand-splitting kernel")
+                          : prepare_kernel_once<along_mn>(device, 0, "the 3xTF32 operand-splitting kernel");
+    } else {
+      (void)contiguous_k, (void)device;
+      return fail(status::cuda_error, cudaErrorInvalidDeviceFunction,
+                  "internal error: a plan splits an operand for policy %s, which is not 3xTF32",
+                  Policy::name().c_str());
+    }
+  }
+
+  /// Splits an extent_mn x extent_k float operand (source stored along k when `contiguous_k`, leading dimension
+  /// `ld`) into the big and small TF32 parts the 3xTF32 kernel reads (kernel::split_tf32_k_major), at `to` with
+  /// leading dimension ld_to, on a grid of grid_x x grid_y blocks. prepare_split() must have succeeded.
+  static status launch_split(bool contiguous_k, const float* source, int64_t ld, int64_t extent_mn, int64_t extent_k,
+                             float* to, int64_t ld_to, int64_t grid_x, int64_t grid_y, cudaStream_t stream,
+                             int device) {
+    if constexpr (Policy::split) {
+      const dim3 grid{unsigned(grid_x), unsigned(grid_y)}, block{kernel::pack_tile, kernel::pack_rows};
+      void (*const split)(const float*, int64_t, int64_t, int64_t, float*, int64_t) =
+          contiguous_k ? &kernel::split_tf32_k_major<true> : &kernel::split_tf32_k_major<false>;
+      return launch_kernel(split, grid, block, 0, stream, device,
+                           "launching the 3xTF32 operand-splitting kernel", source, ld, extent_mn, extent_k, to,
+                           ld_to);
+    } else {
+      (void)contiguous_k, (void)source, (void)ld, (void)extent_mn, (void)extent_k, (void)to, (void)ld_to;
+      (void)grid_x, (void)grid_y, (void)stream;
+      return prepare_split(false, device);
+    }
   }
 
   static int64_t tiles_m(int64_t m) { return (m + Policy::block_m - 1) / Policy::block_m; }
@@ -152,6 +191,8 @@ status gemm_tma_wgmma(layout order, op op_a, op op_b, int64_t m, int64_t n, int6
                       const typename Policy::element_a* A, int64_t lda, const typename Policy::element_b* B,
                       int64_t ldb, float beta, typename Policy::element_c* C, int64_t ldc,
                       cudaStream_t stream = nullptr) {
+  static_assert(!Policy::split, "a 3xTF32 Hopper policy reads operands that tgemm::gemm()'s plan has split into TF32 "
+                                "parts: call tgemm::gemm() with options.math = tgemm::math_mode::tf32x3");
   // The checks of gemm() itself, then what TMA adds: 32-bit coordinates, and 16-byte aligned operands with leading
   // dimensions a multiple of 16 bytes (Policy::vector_width elements).
   detail::canonical_call<detail::types_of<Policy>> call;

@@ -77,6 +77,8 @@ struct plan_step {
                               ///< lines, in the source's layout (extent_mn is then the contiguous extent).
   bool to_k_major = false;    ///< Transpose a source stored along mn into a copy contiguous along k (ld_packed is
                               ///< then its padded k), for kernels that read K-major tiles only (TF32 on sm_90a).
+  bool split_tf32 = false;    ///< 3xTF32 on sm_90a: write big then small TF32 parts, K-major (extent_mn lines each,
+                              ///< ld_packed its padded k; contiguous_k: the source's layout).
   // launch geometry of the pack, reduce and scale kernels
   int64_t grid_x = 0;  ///< Blocks along x.
   int64_t grid_y = 1;  ///< Blocks along y.
@@ -489,6 +491,43 @@ class planner {
     return s.grid_x <= kernel::max_grid_x ? status::success : fail_too_many_tiles(s.grid_x, 1);
   }
 
+  /// The 3xTF32 split of one float operand (extent_mn x k, contiguous along k when `contiguous_k`): extent_mn lines
+  /// of big TF32 parts, then extent_mn lines of small parts, each k elements padded with zeros to 16 bytes
+  /// (kernel::split_tf32_k_major).
+  status add_split(plan& out, step_kind kind, int64_t extent_mn, bool contiguous_k, operand_source& source) {
+    const int64_t k = call_.problem.k;
+    plan_step& s = add_copy_step(out, kind, source);
+    const int64_t ld = round_up(k, 4);
+    s.split_tf32 = true;
+    s.contiguous_k = contiguous_k;
+    s.extent_mn = extent_mn;
+    s.extent_k = k;
+    s.ld_packed = ld;
+    s.threads = kernel::pack_tile * kernel::pack_rows;
+    s.grid_x = kernel::tiles_for(ld, kernel::pack_tile);
+    s.grid_y = std::min<int64_t>(kernel::tiles_for(extent_mn, kernel::pack_tile), kernel::max_grid_y);
+    source.ld = ld;
+    source.readable = 0;
+    packed_bytes_ += round_up_bytes(size_t(ld) * size_t(2 * extent_mn) * sizeof(float));
+    return s.grid_x <= kernel::max_grid_x ? status::success : fail_too_many_tiles(s.grid_x, 1);
+  }
+
+  /// What the sm_90a kernel needs done to one operand (extent_mn x k, stored along k when `k_major`) before it reads
+  /// it: 3xTF32 splits it into TF32 parts, K-major (always); a K-major-only kernel (TF32) gets a K-major copy of an
+  /// operand stored along m (n); an operand TMA cannot describe is realigned in its own layout; else nothing.
+  status wgmma_operand(plan& out, step_kind kind, int64_t extent_mn, bool k_major, const void* base, int64_t ld,
+                       int bytes_per_element, operand_source& source) {
+    if (t_.wgmma_split_tf32 || (t_.wgmma_k_major_only && !k_major)) {
+      // The copy is K-major: the column-major form reads it as op(A) = A^T, op(B) = B.
+      (kind == step_kind::pack_a ? out.op_a : out.op_b) = source.operation =
+          kind == step_kind::pack_a ? op::transpose : op::none;
+      return t_.wgmma_split_tf32 ? add_split(out, kind, extent_mn, k_major, source)
+                                 : add_to_k_major(out, kind, extent_mn, bytes_per_element, source);
+    }
+    if (vectors_fit(base, ld, t_.wgmma.vector_width, bytes_per_element)) return status::success;
+    return add_realign(out, kind, extent_mn, k_major, bytes_per_element, source);
+  }
+
   /// Whether the product runs on the entry's sm_90a kernel: the entry has one, the device runs the sm_90a image,
   /// the extents fit its 32-bit coordinates and grid, neither is thin, and its tiles fill at least wgmma_min_wave
   /// of the multiprocessors.
@@ -498,6 +537,7 @@ class planner {
     const int64_t m = call_.problem.m, n = call_.problem.n, k = call_.problem.k;
     constexpr int64_t limit = int64_t(INT32_MAX) - 256;  // TMA's 32-bit coordinates, with a tile to spare
     if (m > limit || n > limit || k > limit || m <= t_.narrow_extent || n <= t_.narrow_extent) return false;
+    if (t_.wgmma_split_tf32 && (2 * m > limit || 2 * n > limit)) return false;  // big and small parts' lines
     const int64_t tiles_m = kernel::tiles_for(m, p.block_m), tiles_n = kernel::tiles_for(n, p.block_n);
     if (tiles_m * tiles_n > int64_t(INT32_MAX)) return false;  // its tile index is 32-bit
     return double(tiles_m) * double(tiles_n) >= t_.wgmma_min_wave * double(facts_.multiprocessors);
@@ -506,29 +546,19 @@ class planner {
   /// The sm_90a plan: operands TMA cannot describe (base not 16-byte aligned, leading dimension not a multiple of
   /// 16 bytes) are realigned in their own layout, then one kernel covers C (any op pair for 16-bit elements: wgmma
   /// reads K-major and MN-major tiles alike; TF32 reads K-major tiles only, so an operand stored along m or n is
-  /// copied K-major first; TMA zero-fills the ragged edges).
+  /// copied K-major first; 3xTF32 splits both operands into K-major TF32 parts; TMA zero-fills the ragged edges).
   status plan_wgmma(plan& out) {
     const int64_t m = call_.problem.m, n = call_.problem.n;
-    const int width = t_.wgmma.vector_width;
     out.wgmma = true;
-    // A kernel that reads only K-major tiles (TF32) gets a K-major copy of an operand stored along m (n).
-    if (t_.wgmma_k_major_only && call_.op_a == op::none) {
-      if (status s = add_to_k_major(out, step_kind::pack_a, m, a_bytes, out.a); s != status::success) return s;
-      out.a.operation = out.op_a = op::transpose;
-    } else if (!vectors_fit(call_.problem.a, call_.problem.lda, width, a_bytes)) {
-      if (status s = add_realign(out, step_kind::pack_a, m, call_.op_a == op::transpose, a_bytes, out.a);
-          s != status::success) {
-        return s;
-      }
+    if (status s = wgmma_operand(out, step_kind::pack_a, m, call_.op_a == op::transpose, call_.problem.a,
+                                 call_.problem.lda, a_bytes, out.a);
+        s != status::success) {
+      return s;
     }
-    if (t_.wgmma_k_major_only && call_.op_b == op::transpose) {
-      if (status s = add_to_k_major(out, step_kind::pack_b, n, b_bytes, out.b); s != status::success) return s;
-      out.b.operation = out.op_b = op::none;
-    } else if (!vectors_fit(call_.problem.b, call_.problem.ldb, width, b_bytes)) {
-      if (status s = add_realign(out, step_kind::pack_b, n, call_.op_b == op::none, b_bytes, out.b);
-          s != status::success) {
-        return s;
-      }
+    if (status s = wgmma_operand(out, step_kind::pack_b, n, call_.op_b == op::none, call_.problem.b,
+                                 call_.problem.ldb, b_bytes, out.b);
+        s != status::success) {
+      return s;
     }
     plan_step& g = out.steps[out.step_count++];
     g.kind = step_kind::gemm;

@@ -45,6 +45,8 @@ inline std::string describe(const plan& p, const tuning::tuning_values* tuning, 
         std::snprintf(line, sizeof line, "  %d. pack %s: %lld x %lld %s -> ld %lld at workspace +%zu, grid %lld x %lld\n",
                       i + 1, s.kind == step_kind::pack_a ? "A" : "B", (long long)s.extent_mn, (long long)s.extent_k,
                       s.keep_layout    ? (s.contiguous_k ? "(layout kept, contiguous along k)" : "(layout kept, contiguous along mn)")
+                      : s.split_tf32   ? (s.contiguous_k ? "(split into big and small TF32 parts, contiguous along k)"
+                                                         : "(split into big and small TF32 parts, transposed to contiguous along k)")
                       : s.to_k_major   ? "(transposed to contiguous along k)"
                       : s.contiguous_k ? "(transposed, contiguous along k)"
                                        : "(contiguous along mn)",

@@ -1,6 +1,7 @@
 /// \file kernel/gemm_tma_wgmma.cuh
 /// \brief The Hopper kernel (sm_90a): C = alpha op(A) op(B) + beta C for 16-bit operands in any layout, or float
-/// operands as TF32 read along k, with TMA copies, a full/empty mbarrier ring and warp-specialised warpgroups.
+/// operands as TF32 or 3xTF32 read along k, with TMA copies, a full/empty mbarrier ring and warp-specialised
+/// warpgroups.
 ///
 /// Warpgroup 0 is the producer: it gives up most of its registers (setmaxnreg) and its first thread walks k,
 /// waiting for a stage to be released, announcing its bytes and starting the two TMA copies. Warpgroups 1..
@@ -13,7 +14,10 @@
 /// op(B) = B) is K-major, copied as one box of block_k (128 bytes) by the tile's lines; one read along m or n
 /// (op(A) = A, op(B) = B^T) is MN-major, copied as 64 x 64 boxes, 64 elements of m (n) by 64 k, one per 64-wide
 /// chunk of the tile; wgmma reads either through its descriptor and transpose flag, so no 16-bit layout costs a
-/// copy. TF32 has no transpose flag: both operands must be K-major (the planner copies the others first).
+/// copy. TF32 has no transpose flag: both operands must be K-major (the planner copies the others first). 3xTF32
+/// reads split copies (kernel/split_tf32.cuh): each map covers the big parts' lines, then the small parts' from
+/// out.small_line_a (_b) on; a stage holds both; each k step adds small x big and big x small into one set of
+/// accumulators and big x big into another, which starts afresh each stage and is added to the tile's sum in FP32.
 #pragma once
 
 #include <cuda.h>
@@ -54,6 +58,8 @@ struct tma_wgmma_output {
   float alpha;   ///< Scales op(A) op(B).
   float beta;    ///< Scales C (C is not read when 0).
   int group_m;   ///< Tiles along m per group of the tile order (see wgmma_tile).
+  int small_line_a;  ///< 3xTF32: the line of map_a where A's small parts start (its big parts start at 0).
+  int small_line_b;  ///< 3xTF32: the line of map_b where B's small parts start.
 };
 
 /// The tile (tile_m, tile_n) that the `index`-th tile of the order is: groups of `group_m` tile rows, each walked
@@ -82,7 +88,9 @@ __global__ void __launch_bounds__(Policy::threads, 1)
 #if TGEMM_HAS_WGMMA
   using element = typename Policy::element_a;
   constexpr int stages = Policy::stages, bk = Policy::block_k, bn = Policy::block_n;
-  constexpr int a_bytes = Policy::block_m * bk * element_bytes<element>;
+  constexpr int a_bytes = Policy::block_m * bk * element_bytes<element>;  // one part of a stage's A slice
+  constexpr int b_bytes = bn * bk * element_bytes<element>;
+  constexpr int b_offset = Policy::operand_parts * a_bytes;  // a stage: A (big, small), then B (big, small)
   constexpr bool mn_major_a = OpA == op::none, mn_major_b = OpB == op::transpose;
   constexpr int chunk_bytes = 64 * 128;  // 64 lines of one 128-byte swizzle row
   static_assert(bk * element_bytes<element> == 128, "a stage slice spans one 128-byte swizzle row along k");
@@ -132,10 +140,14 @@ __global__ void __launch_bounds__(Policy::threads, 1)
           if constexpr (mn_major_b) {
 #pragma unroll
             for (int c = 0; c < bn / 64; ++c) {
-              arch::tma_load_2d(a + a_bytes + c * chunk_bytes, &map_b, n0 + 64 * c, t * bk, &full[s]);
+              arch::tma_load_2d(a + b_offset + c * chunk_bytes, &map_b, n0 + 64 * c, t * bk, &full[s]);
             }
           } else {
-            arch::tma_load_2d(a + a_bytes, &map_b, t * bk, n0, &full[s]);
+            arch::tma_load_2d(a + b_offset, &map_b, t * bk, n0, &full[s]);
+          }
+          if constexpr (Policy::split) {  // the small parts: the same tiles, further down the split copies
+            arch::tma_load_2d(a + a_bytes, &map_a, t * bk, m0 + out.small_line_a, &full[s]);
+            arch::tma_load_2d(a + b_offset + b_bytes, &map_b, t * bk, n0 + out.small_line_b, &full[s]);
           }
         }
       }
@@ -149,15 +161,27 @@ __global__ void __launch_bounds__(Policy::threads, 1)
     for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
       int tile_m, tile_n;
       wgmma_tile(tile, tiles_m, tiles_n, out.group_m, tile_m, tile_n);
-      float acc[bn / 2];
+      // The tile's sums: wgmma's accumulators, except for 3xTF32, whose error would be the tensor cores' additions
+      // (on an H200 at k = 1024: 12x strict FP32's error with every product in one accumulator, 4x with the cross
+      // products apart). There each stage's big products start afresh in `part` and are added to acc in FP32, and
+      // the cross products (2^-11 of them) sum in acc_small; the sums meet in the epilogue.
+      constexpr int split_count = Policy::split ? bn / 2 : 1;
+      float acc[bn / 2], part[split_count], acc_small[split_count];
 #pragma unroll
       for (int i = 0; i < bn / 2; ++i) acc[i] = 0.0f;
+#pragma unroll
+      for (int i = 0; i < split_count; ++i) acc_small[i] = 0.0f;
       for (int t = 0; t < k_tiles; ++t, ++use) {
         const int s = use % stages;
         arch::mbarrier_wait(&full[s], (use / stages) & 1);
         const uint32_t a = arch::shared_address(shared + s * Policy::stage_bytes) + consumer * chunk_bytes;
-        const uint32_t b = arch::shared_address(shared + s * Policy::stage_bytes + a_bytes);
-        arch::wgmma_fence_registers(acc);
+        const uint32_t b = arch::shared_address(shared + s * Policy::stage_bytes + b_offset);
+        if constexpr (Policy::split) {
+          arch::wgmma_fence_registers(part);
+          arch::wgmma_fence_registers(acc_small);
+        } else {
+          arch::wgmma_fence_registers(acc);
+        }
         arch::wgmma_fence();
 #pragma unroll
         for (int step = 0; step < 4; ++step) {
@@ -167,11 +191,26 @@ __global__ void __launch_bounds__(Policy::threads, 1)
                                              : arch::wgmma_descriptor_k_major_sw128(a + step * 32);
           const uint64_t desc_b = mn_major_b ? arch::wgmma_descriptor_mn_major_sw128(b + step * 2048, chunk_bytes)
                                              : arch::wgmma_descriptor_k_major_sw128(b + step * 32);
-          arch::wgmma_m64_step<element, bn, mn_major_a, mn_major_b>(acc, desc_a, desc_b, 1);
+          if constexpr (Policy::split) {  // 3xTF32: the two cross products of big and small parts, then big x big
+            arch::wgmma_m64_step<element, bn>(acc_small,
+                                              arch::wgmma_descriptor_k_major_sw128(a + a_bytes + step * 32), desc_b, 1);
+            arch::wgmma_m64_step<element, bn>(acc_small, desc_a,
+                                              arch::wgmma_descriptor_k_major_sw128(b + b_bytes + step * 32), 1);
+            arch::wgmma_m64_step<element, bn>(part, desc_a, desc_b, step > 0);
+          } else {
+            arch::wgmma_m64_step<element, bn, mn_major_a, mn_major_b>(acc, desc_a, desc_b, 1);
+          }
         }
         arch::wgmma_commit();
         arch::wgmma_wait<0>();
-        arch::wgmma_fence_registers(acc);
+        if constexpr (Policy::split) {
+          arch::wgmma_fence_registers(part);
+          arch::wgmma_fence_registers(acc_small);
+#pragma unroll
+          for (int i = 0; i < split_count; ++i) acc[i] += part[i];
+        } else {
+          arch::wgmma_fence_registers(acc);
+        }
         if (threadIdx.x % 128 == 0) arch::mbarrier_arrive(&empty[s]);
       }
       // wgmma's accumulator layout (arch/wgmma.cuh): warp w's rows 16w + g and 16w + g + 8 of the strip. The
@@ -189,7 +228,10 @@ __global__ void __launch_bounds__(Policy::threads, 1)
               typename Policy::element_c* c = out.c + row + col * out.ldc;
               // alpha acc + beta C written out here rather than through device/epilogue.cuh's combine (the same
               // arithmetic): combine's "C or zero" argument cost 1.7-1.9 % at 4096^3 and 8192^3 (paired runs).
-              const float scaled = out.alpha * acc[4 * j + 2 * h + e];
+              const int i = 4 * j + 2 * h + e;
+              float sum = acc[i];
+              if constexpr (Policy::split) sum += acc_small[i];
+              const float scaled = out.alpha * sum;
               *c = convert<typename Policy::element_c>(read_c ? scaled + out.beta * convert<float>(*c) : scaled);
             }
           }

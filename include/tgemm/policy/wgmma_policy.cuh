@@ -19,7 +19,9 @@ namespace tgemm {
 
 /// A Hopper tile: Block = block_shape<m, n, k>, `Stages` shared-memory slices, Element (A and B) 16-bit or float,
 /// ElementC the same type or float; float accumulators and scalars. Float elements multiply as TF32
-/// (Math = math_mode::tf32, the only mode written for this kernel so far).
+/// (Math = math_mode::tf32) or as 3xTF32 (math_mode::tf32x3: each operand split beforehand into big and small TF32
+/// parts, kernel/split_tf32.cuh; a stage holds both parts, each k step issues three wgmmas, and the cross products
+/// go to a second set of accumulators: 3xTF32 tiles take block_n = 128).
 template <class Block, int Stages, class Element, class ElementC = Element,
           math_mode Math = std::is_same<Element, float>::value ? math_mode::tf32 : math_mode::strict>
 struct wgmma_policy {
@@ -29,9 +31,13 @@ struct wgmma_policy {
   using element_c = ElementC;   ///< The element type of C.
   using scalar_type = float;    ///< alpha and beta.
   using accumulator_type = float;  ///< What the tensor cores add into.
-  static constexpr math_mode math = Math;  ///< How float elements multiply (tf32); strict for 16-bit ones.
+  static constexpr math_mode math = Math;  ///< How float elements multiply (tf32, tf32x3); strict for 16-bit ones.
   /// Float operands go to wgmma as TF32, which reads K-major tiles only (the planner copies other layouts).
   static constexpr bool k_major_only = std::is_same<Element, float>::value;
+  /// 3xTF32: A and B arrive split into big and small parts (operand_parts copies of each in a stage).
+  static constexpr bool split = Math == math_mode::tf32x3;
+  /// Copies of each operand slice in a stage: big and small parts for 3xTF32, else one.
+  static constexpr int operand_parts = split ? 2 : 1;
 
   static constexpr int block_m = Block::m;  ///< Rows of C per thread block.
   static constexpr int block_n = Block::n;  ///< Columns of C per thread block (the wgmma's N).
@@ -42,8 +48,8 @@ struct wgmma_policy {
   static constexpr int consumers = block_m / 64;
   /// Threads per block: the consumers and one producer warpgroup.
   static constexpr int threads = 128 * (consumers + 1);
-  /// Bytes of one stage: an A slice and a B slice.
-  static constexpr int stage_bytes = (block_m + block_n) * block_k * element_bytes<Element>;
+  /// Bytes of one stage: an A slice and a B slice (each in big and small parts for 3xTF32).
+  static constexpr int stage_bytes = operand_parts * (block_m + block_n) * block_k * element_bytes<Element>;
   /// Shared memory one block needs: the stages, 1024 bytes to align them to the swizzle pattern, the barriers.
   static constexpr int shared_bytes = stages * stage_bytes + 1024 + 2 * stages * 8;
   /// Elements per 16-byte TMA unit: leading dimensions must be multiples of it, pointers 16-byte aligned.
@@ -55,12 +61,14 @@ struct wgmma_policy {
                     std::is_same<Element, float>::value,
                 "wgmma_policy multiplies __half, __nv_bfloat16 or float (TF32) elements");
   static_assert(k_major_only || Math == math_mode::strict, "16-bit elements have one math: leave Math strict");
-  static_assert(!k_major_only || Math == math_mode::tf32,
-                "float elements on the Hopper kernel multiply as TF32: Math must be math_mode::tf32");
+  static_assert(!k_major_only || Math == math_mode::tf32 || Math == math_mode::tf32x3,
+                "float elements on the Hopper kernel multiply as TF32: Math must be math_mode::tf32 or tf32x3");
   static_assert(std::is_same<ElementC, Element>::value || std::is_same<ElementC, float>::value,
                 "wgmma_policy writes C as the elements' type or as float");
   static_assert(block_m == 64 || block_m == 128, "block_shape::m must be 64 or 128 (one or two consumer warpgroups)");
   static_assert(block_n == 128 || block_n == 256, "block_shape::n must be 128 or 256 (the wgmma N tgemm wraps)");
+  static_assert(!split || block_n == 128,
+                "3xTF32 keeps two sets of accumulators: block_shape::n must be 128 (256 needs more than 255 registers)");
   static_assert(block_k * element_bytes<Element> == 128,
                 "block_shape::k must span one 128-byte swizzle row: 64 16-bit elements or 32 floats");
   static_assert(stages >= 2 && stages <= 8, "wgmma_policy needs between 2 and 8 stages");
@@ -69,7 +77,7 @@ struct wgmma_policy {
 
   /// A readable name such as "wgmma_bf16_b128x256x64_s4_c_f32" (or "wgmma_tf32_..." for float elements).
   static std::string name() {
-    return std::string("wgmma_") + (k_major_only ? "tf32" : element_traits<Element>::tag) + "_b" +
+    return std::string("wgmma_") + (split ? "tf32x3" : k_major_only ? "tf32" : element_traits<Element>::tag) + "_b" +
            std::to_string(block_m) + "x" + std::to_string(block_n) + "x" + std::to_string(block_k) + "_s" +
            std::to_string(stages) + "_c_" + element_traits<ElementC>::tag;
   }

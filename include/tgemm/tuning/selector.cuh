@@ -235,6 +235,7 @@ struct tuning_values {
   bool wgmma_persistent = false;             ///< See simt_f32_thresholds::wgmma_persistent.
   int wgmma_group_m = 1;                     ///< See simt_f32_thresholds::wgmma_group_m.
   bool wgmma_k_major_only = false;           ///< The sm_90a kernel reads A and B along k only (TF32).
+  bool wgmma_split_tf32 = false;             ///< The sm_90a kernel reads operands split into TF32 parts (3xTF32).
 
   /// The numbers of a slot's policy.
   const policy_numbers& operator[](slot s) const { return slots[int(s)]; }
@@ -262,6 +263,7 @@ tuning_values values_of() {
   if constexpr (!std::is_void<typename Entry::wgmma>::value) {
     v.wgmma = numbers_of<typename Entry::wgmma>();
     v.wgmma_k_major_only = Entry::wgmma::k_major_only;
+    v.wgmma_split_tf32 = Entry::wgmma::split;
   }
   v.wgmma_min_wave = Entry::wgmma_min_wave;
   v.wgmma_persistent = Entry::wgmma_persistent;

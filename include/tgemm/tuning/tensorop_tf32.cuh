@@ -45,19 +45,24 @@ struct tensorop_tf32_sm80 : tensorop_f16_thresholds<float> {
   using unaligned = small;  ///< Never chosen (misaligned operands are repacked); the same kernel, so none extra.
 };
 
-/// Hopper (sm_90): the same mma.sync tiles (tuning them on an H200 is open work), and for TF32 on an sm_90a image the
-/// Hopper kernel: 128 x 256 x 32 tiles (32 floats: one 128-byte swizzle row) in four stages, 192 KiB of shared
-/// memory. It reads A and B along k only, so the plan first copies an operand stored the other way into a K-major
-/// workspace copy. 3xTF32 stays on mma.sync (its Hopper kernel is not written).
+/// Hopper (sm_90): the same mma.sync tiles (tuning them on an H200 is open work), and on an sm_90a image the Hopper
+/// kernel. TF32: 128 x 256 x 32 tiles (32 floats: one 128-byte swizzle row) in four stages, 192 KiB of shared
+/// memory; it reads A and B along k only, so the plan first copies an operand stored the other way into a K-major
+/// workspace copy. 3xTF32: the plan splits both operands into K-major big and small TF32 parts, the kernel's stages
+/// hold both (64 KiB at 128 x 128 x 32: three stages), and its consumers keep the cross products in a second set of
+/// accumulators (so 64 x 128 each: 64 x 256 would need 256 registers). On an H200 (tgemm_bench_tensorop, 8192^3):
+/// 128 x 256 in two stages with one set of accumulators ran 140.8 TFLOP/s but lost accuracy (12x strict FP32's
+/// error at k = 1024).
 template <math_mode Math>
 struct tensorop_tf32_sm90 : tensorop_tf32_sm80<Math> {
   /// The first architecture (as `__CUDA_ARCH__`) this entry is tuned for.
   static constexpr int arch = 900;
   /// The next older entry of the chain.
   using previous = tensorop_tf32_sm80<Math>;
-  /// On an sm_90a image, TF32: TMA + wgmma.
+  /// On an sm_90a image: TMA + wgmma.
   using wgmma = std::conditional_t<Math == math_mode::tf32,
-                                   wgmma_policy<block_shape<128, 256, 32>, 4, float, float, math_mode::tf32>, void>;
+                                   wgmma_policy<block_shape<128, 256, 32>, 4, float, float, math_mode::tf32>,
+                                   wgmma_policy<block_shape<128, 128, 32>, 3, float, float, math_mode::tf32x3>>;
 };
 
 /// The newest entry of the float tensor-core table for a math mode.
