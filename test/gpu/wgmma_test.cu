@@ -3,8 +3,8 @@
 // problems on sm_90a take it: the recorded plan says so), against the float64 host loop on the same (rounded)
 // inputs: ragged tile edges, k = 0 and 1, alpha and beta edge values, beta = 0 on a NaN-filled C, a misaligned
 // operand (realigned first), and arguments it must refuse. Float operands run as TF32 (math_mode::tf32): the kernel
-// reads them along k only, so gemm() copies the others K-major first, and TMA rounds each input to the nearest TF32
-// (the bound allows 2^-11 per input); 3xTF32 splits them first. On a GPU that is not sm_90 the experimental entry must say
+// reads B along k only (gemm() copies a B stored along n K-major first) and an A stored along m through registers,
+// and TMA rounds each input to the nearest TF32 (the bound allows 2^-11 per input); 3xTF32 splits them first. On a GPU that is not sm_90 the experimental entry must say
 // unsupported_device, and the test checks that instead.
 #include <tgemm/gemm.cuh>
 #include <tgemm/host/launch_tma_wgmma.cuh>
@@ -262,16 +262,17 @@ TEMPLATE_LIST_TEST_CASE("gemm() on sm_90a: large problems take the Hopper kernel
   CHECK_FALSE(plans.last().wgmma);
 }
 
-TEST_CASE("TF32 Hopper kernel: operands read along k, tile edges, alpha and beta", "[wgmma]") {
+TEST_CASE("TF32 Hopper kernel: B read along k, A either way, tile edges, alpha and beta", "[wgmma]") {
   const fixed_policy<tf32_tile> call;
   const int64_t shapes[][3] = {{128, 256, 32}, {1, 1, 1}, {129, 257, 36}, {300, 513, 1000}, {1000, 64, 4},
                                {64, 1000, 200}, {200, 300, 0}};
-  // The one op pair the kernel reads: A^T and B in column-major form, which a row-major call with op(A) = A and
-  // op(B) = B^T becomes.
+  // The op pairs the kernel reads: op(B) = B in column-major form (A stored along k: from shared memory; along m:
+  // through registers), which a row-major call with op(A) = A becomes.
   const struct {
     layout order;
     op a, b;
-  } readable[] = {{layout::col_major, op::transpose, op::none}, {layout::row_major, op::none, op::transpose}};
+  } readable[] = {{layout::col_major, op::transpose, op::none}, {layout::col_major, op::none, op::none},
+                  {layout::row_major, op::none, op::transpose}, {layout::row_major, op::none, op::none}};
   for (const auto& r : readable) {
     for (const auto& shape : shapes) {
       if (!check_call<float, float>(call, r.order, r.a, r.b, shape[0], shape[1], shape[2], 1.0f, 0.0f)) return;
@@ -286,7 +287,7 @@ TEST_CASE("TF32 Hopper kernel: operands read along k, tile edges, alpha and beta
   std::vector<float> poison(size_t(m * n), tgemm::test::sentinel<float>());
   c.upload(poison);
   for (const auto& ops : op_pairs) {
-    if (ops[0] == op::transpose && ops[1] == op::none) continue;
+    if (ops[1] == op::none) continue;
     INFO(to_string(ops[0]) << "/" << to_string(ops[1]));
     CHECK(tgemm::experimental::gemm_tma_wgmma<tf32_tile>(layout::col_major, ops[0], ops[1], m, n, k, 1.0f, a.get(), 64,
                                                          b.get(), 64, 0.0f, c.get(), m) == status::unsupported_layout);
@@ -299,12 +300,13 @@ TEST_CASE("TF32 Hopper kernel: operands read along k, tile edges, alpha and beta
 
 TEST_CASE("TF32 Hopper kernel: persistent blocks walk several tiles each", "[wgmma][sanitize]") {
   const few_blocks<tf32_tile, 3> call;
-  if (!check_call<float, float>(call, layout::col_major, op::transpose, op::none, 300, 700, 200, 1.0f, 0.0f)) return;
-  check_call<float, float>(call, layout::col_major, op::transpose, op::none, 257, 513, 72, -0.5f, 0.5f);
+  for (const op a : {op::transpose, op::none}) {  // A from shared memory, then through registers
+    if (!check_call<float, float>(call, layout::col_major, a, op::none, 300, 700, 200, 1.0f, 0.0f)) return;
+    check_call<float, float>(call, layout::col_major, a, op::none, 257, 513, 72, -0.5f, 0.5f);
+  }
 }
 
-TEST_CASE("gemm() with TF32 on sm_90a: the Hopper kernel, operands stored along m or n copied K-major first",
-          "[wgmma]") {
+TEST_CASE("gemm() with TF32 on sm_90a: the Hopper kernel, a B stored along n copied K-major first", "[wgmma]") {
   const int64_t m = 1100, n = 2100, k = 200;
   for (const layout order : {layout::col_major, layout::row_major}) {
     for (const auto& ops : op_pairs) {
@@ -315,20 +317,19 @@ TEST_CASE("gemm() with TF32 on sm_90a: the Hopper kernel, operands stored along 
       if (is_sm90()) {
         const tgemm::detail::plan& p = plans.last();
         CHECK(p.wgmma);
-        CHECK(p.op_a == op::transpose);  // what the kernel read: both K-major
-        CHECK(p.op_b == op::none);
         // A row-major call C = op(A) op(B) is the column-major C^T = op(B)^T op(A)^T on the same storage: its A is
-        // the caller's B with the caller's op_b, its B the caller's A with op_a. One K-major copy per operand of that
-        // form stored along m (n).
+        // the caller's B with the caller's op_b, its B the caller's A with op_a. A is read as stored; a B of that
+        // form stored along n gets a K-major copy.
         const op form_a = order == layout::col_major ? ops[0] : ops[1];
         const op form_b = order == layout::col_major ? ops[1] : ops[0];
-        const bool a_k_major = form_a == op::transpose, b_k_major = form_b == op::none;
-        CHECK(p.repacked_a == !a_k_major);
-        CHECK(p.repacked_b == !b_k_major);
+        CHECK(p.op_a == form_a);
+        CHECK(p.op_b == op::none);
+        CHECK_FALSE(p.repacked_a);
+        CHECK(p.repacked_b == (form_b == op::transpose));
       }
     }
   }
-  // Misaligned A read along k: realigned in its own layout. Odd ld on an A stored along m: one K-major copy.
+  // A misaligned A, stored along k or along m: realigned in its own layout.
   tgemm::detail::record_plans plans;
   check_call<float, float>(dispatched{}, layout::col_major, op::transpose, op::none, m, n, k, 1.0f, 0.0f, 1);
   if (is_sm90()) {
@@ -339,7 +340,8 @@ TEST_CASE("gemm() with TF32 on sm_90a: the Hopper kernel, operands stored along 
   check_call<float, float>(dispatched{}, layout::col_major, op::none, op::none, m, n, k, 1.0f, 0.0f, 1);
   if (is_sm90()) {
     CHECK(plans.last().wgmma);
-    CHECK(plans.last().steps[0].to_k_major);
+    CHECK(plans.last().steps[0].keep_layout);
+    CHECK(plans.last().op_a == op::none);
   }
 }
 

@@ -526,26 +526,27 @@ plan plan_tf32(const call_spec& c, const device_facts& f, tgemm::math_mode math 
   return p;
 }
 
-TEST_CASE("TF32 plans on an H200 running the sm_90a image: the Hopper kernel, operands copied K-major first",
+TEST_CASE("TF32 plans on an H200 running the sm_90a image: the Hopper kernel, B copied K-major where needed",
           "[plan]") {
   device_facts f = h200();
   f.wgmma_image = true;
-  // Column-major op pairs: op(A) = A^T and op(B) = B are read along k in place; an operand stored along m (n) gets a
-  // K-major copy (transposed through shared memory) and the kernel reads that.
+  // Column-major op pairs: A is read in place either way (stored along k: from shared memory; along m: through
+  // registers); op(B) = B is read along k in place, and a B stored along n gets a K-major copy (transposed through
+  // shared memory) that the kernel reads.
   struct expected {
     op a, b;
     const char* kinds;
   };
   const expected table[] = {{op::transpose, op::none, "gemm"},
-                            {op::none, op::none, "pack_a gemm"},
+                            {op::none, op::none, "gemm"},
                             {op::transpose, op::transpose, "pack_b gemm"},
-                            {op::none, op::transpose, "pack_a pack_b gemm"}};
+                            {op::none, op::transpose, "pack_b gemm"}};
   for (const expected& e : table) {
     INFO("ops " << to_string(e.a) << "/" << to_string(e.b));
     const plan p = plan_tf32(shape(4096, 4096, 4096, e.a, e.b), f);
     CHECK(kinds_of(p) == e.kinds);
     CHECK(slots_of(p) == "wgmma");
-    CHECK(p.op_a == op::transpose);  // what the kernel reads: both K-major
+    CHECK(p.op_a == e.a);  // what the kernel reads: A as stored, B along k
     CHECK(p.op_b == op::none);
     CHECK(p.steps[p.step_count - 1].tiles_m == 32);  // 128 x 256 tiles
     CHECK(p.steps[p.step_count - 1].tiles_n == 16);
@@ -564,24 +565,27 @@ TEST_CASE("TF32 plans on an H200 running the sm_90a image: the Hopper kernel, op
       c.order = layout::row_major;
       const plan p = plan_tf32(c, f);
       CHECK(p.wgmma);
-      CHECK(p.op_a == op::transpose);
+      CHECK(p.op_a == b);  // the column-major form's A is the caller's B, with op_b
       CHECK(p.op_b == op::none);
+      CHECK(p.repacked_b == (a == op::transpose));
     }
   }
-  // Odd leading dimensions: an operand read along k in place is realigned in its own layout; one stored along m is
-  // copied K-major, which pads its lines to 16 bytes at the same time.
+  // Odd leading dimensions: operands read in place are realigned in their own layout; a B stored along n is copied
+  // K-major, which pads its lines to 16 bytes at the same time.
   call_spec odd = shape(4097, 4097, 4097, op::transpose, op::none);
   plan p = plan_tf32(odd, f);
   CHECK(kinds_of(p) == "pack_a pack_b gemm");
   CHECK(p.steps[0].keep_layout);
   CHECK(p.steps[1].keep_layout);
   CHECK(p.a.ld == 4100);  // 4097 rounded up to whole 16-byte vectors of floats
-  odd.op_a = op::none;
+  odd.op_a = op::none, odd.op_b = op::transpose;
   p = plan_tf32(odd, f);
   CHECK(kinds_of(p) == "pack_a pack_b gemm");
-  CHECK(p.steps[0].to_k_major);
-  CHECK(p.steps[0].ld_packed == 4100);
-  CHECK(p.steps[1].keep_layout);
+  CHECK(p.steps[0].keep_layout);
+  CHECK(p.op_a == op::none);
+  CHECK(p.steps[1].to_k_major);
+  CHECK(p.steps[1].ld_packed == 4100);
+  CHECK(p.op_b == op::none);
   // Thin or small grids keep the mma.sync tiles; so does an sm_90 image.
   CHECK_FALSE(plan_tf32(shape(16, 8192, 8192), f).wgmma);
   CHECK_FALSE(plan_tf32(shape(128, 4096, 4096), f).wgmma);
@@ -590,7 +594,7 @@ TEST_CASE("TF32 plans on an H200 running the sm_90a image: the Hopper kernel, op
   f.wgmma_image = true;
   // TGEMM_PRINT_PLAN names the copy and the kernel.
   const auto values = tgemm::tuning::values_for<tgemm::tuning::tensorop_tf32<tgemm::math_mode::tf32>>(900);
-  p = plan_tf32(shape(4096, 4096, 4096), f);
+  p = plan_tf32(shape(4096, 4096, 4096, op::none, op::transpose), f);
   const std::string text = tgemm::detail::describe(p, &values, "float", 4096, 4096, 4096);
   CHECK(text.find("(transposed to contiguous along k)") != std::string::npos);
   CHECK(text.find("gemm wgmma wgmma_tf32_b128x256x32_s4_c_f32") != std::string::npos);

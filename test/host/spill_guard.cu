@@ -1,9 +1,9 @@
 // Compiled by ctest with ptxas told to fail on any local-memory use (the flags the reliability paths library builds
 // every shipped policy with). Case 1 must fail: its 16 x 16 thread tile needs more than 255 registers. Case 0 must
 // pass: sm_90's large policy, the one closest to the register limit, for A and B both read along k; so must case 2,
-// the large tensor-core tile, and case 3, the Hopper kernel of the 16-bit table in all four op pairs and of the TF32
-// and 3xTF32 tables in their one (with -Werror, ptxas's C7510 warning, wgmma serialised for want of registers or
-// across a call, fails the build too).
+// the large tensor-core tile, and case 3, the Hopper kernel of the 16-bit table in all four op pairs, of the TF32
+// table in its two (A from shared memory or from registers) and of the 3xTF32 table in its one (with -Werror,
+// ptxas's C7510 warning, wgmma serialised for want of registers or across a call, fails the build too).
 #include <tgemm/gemm.cuh>
 
 #include <cuda_bf16.h>  // cases 2 and 3 instantiate bfloat16 kernels: the type must be complete
@@ -32,6 +32,9 @@ TGEMM_HOPPER_KERNEL(transpose, none)
 TGEMM_HOPPER_KERNEL(transpose, transpose)
 using hopper_tf32_policy = tgemm::tuning::tensorop_tf32_sm90<tgemm::math_mode::tf32>::wgmma;
 template __global__ void tgemm::kernel::gemm_tma_wgmma<hopper_tf32_policy, tgemm::op::transpose, tgemm::op::none>(
+    const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap,
+    const tgemm::kernel::tma_wgmma_output<float>);
+template __global__ void tgemm::kernel::gemm_tma_wgmma<hopper_tf32_policy, tgemm::op::none, tgemm::op::none>(
     const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap,
     const tgemm::kernel::tma_wgmma_output<float>);
 using hopper_tf32x3_policy = tgemm::tuning::tensorop_tf32_sm90<tgemm::math_mode::tf32x3>::wgmma;

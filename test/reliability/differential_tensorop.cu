@@ -14,8 +14,8 @@
 //               Hopper kernel (tgemm::experimental::gemm_tma_wgmma with the tuning table's sm_90a policy, so that
 //               every size runs it), A and B always TMA-aligned, C aligned or not; only on an sm_90 GPU running an
 //               sm_90a build (left out of the default list elsewhere)
-//   tf32_wgmma  float as TF32 on the Hopper kernel, likewise; its one op pair (A^T, B in column-major form: the
-//               orders are drawn, the ops follow), inputs rounded to TF32 by its TMA copies
+//   tf32_wgmma  float as TF32 on the Hopper kernel, likewise; the op pairs it reads (op(B) = B in column-major
+//               form: the order and one op are drawn, the other follows), inputs rounded to TF32 by its TMA copies
 //   tf32x3_wgmma float as 3xTF32 on the Hopper kernel: the operands split into big and small TF32 parts (any layout
 //               and alignment: the split reads scalars), then the kernel, as gemm()'s plan runs it
 // cuBLAS runs with CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION (its split-K partials of
@@ -290,10 +290,10 @@ case_spec make_case(uint64_t seed, int type, int64_t index, bool small) {
   c.order = r.chance(0.5) ? layout::col_major : layout::row_major;
   c.op_a = r.chance(0.5) ? op::none : op::transpose;
   c.op_b = r.chance(0.5) ? op::none : op::transpose;
-  if (types[type].sm90a_kernel && types[type].math == math_mode::tf32) {  // the TF32 Hopper kernel reads along k
-                                                                            // (3xTF32's split copies any layout)
-    c.op_a = c.order == layout::col_major ? op::transpose : op::none;
-    c.op_b = c.order == layout::col_major ? op::none : op::transpose;
+  if (types[type].sm90a_kernel && types[type].math == math_mode::tf32) {
+    // The TF32 Hopper kernel reads B along k (op(B) = B in column-major form; a row-major call's form has the
+    // caller's A there); 3xTF32's split copies any layout.
+    (c.order == layout::col_major ? c.op_b : c.op_a) = op::none;
   }
 
   const int64_t cap = small ? 64 : 300;

@@ -1,8 +1,8 @@
 /// \file host/launch_tma_wgmma.cuh
 /// \brief Running the Hopper kernels (kernel/gemm_tma_wgmma.cuh): the image check, tensor maps and launch that
 /// tgemm::gemm()'s plans use on sm_90a (detail::wgmma_kernels), and tgemm::experimental::gemm_tma_wgmma<Policy>(),
-/// one fixed policy with gemm()'s arguments (any storage order and op pair for 16-bit policies, the K-major pair
-/// for TF32 ones; any size; A and B as TMA reads them).
+/// one fixed policy with gemm()'s arguments (any storage order and op pair for 16-bit policies, the pairs with
+/// op(B) = B in column-major form for TF32 ones; any size; A and B as TMA reads them).
 /// Arguments are checked as gemm() checks them, and a GPU or a build that cannot run the kernel gets a named status.
 #pragma once
 
@@ -60,8 +60,8 @@ inline status check_tma_wgmma_image(int device) {
   return status::success;
 }
 
-/// The Hopper kernels of one policy, one per op pair of the column-major call (TF32: the K-major pair only): made
-/// ready and launched for a block of C. The operands' layouts decide the tensor maps (kernel/gemm_tma_wgmma.cuh).
+/// The Hopper kernels of one policy, one per op pair of the column-major call that it reads (TF32: op(B) = B;
+/// 3xTF32: its K-major split copies, op(A) = A^T too): made ready and launched for a block of C. The operands' layouts decide the tensor maps (kernel/gemm_tma_wgmma.cuh).
 template <class Policy>
 struct wgmma_kernels {
   using A = typename Policy::element_a;
@@ -91,9 +91,9 @@ struct wgmma_kernels {
     constexpr int parts = Policy::operand_parts;  // lines per row of op(A) (column of op(B)): big, small
     const bool encoded = k == 0 ||
         ((k_major_a ? arch::encode_sw128_map(map_a, a, k, parts * m, lda, Policy::block_m)
-                   : arch::encode_sw128_map(map_a, a, m, k, lda, 64)) &&
+                   : arch::encode_sw128_map(map_a, a, m, k, lda, Policy::block_k)) &&
         (k_major_b ? arch::encode_sw128_map(map_b, b, k, parts * n, ldb, Policy::block_n)
-                   : arch::encode_sw128_map(map_b, b, n, k, ldb, 64)));
+                   : arch::encode_sw128_map(map_b, b, n, k, ldb, Policy::block_k)));
     if (!encoded) {
       return fail(status::cuda_error, cudaSuccess,
                   "the driver refused a tensor map (cuTensorMapEncodeTiled) for %lld x %lld x %lld, lda %lld, ldb %lld",
@@ -163,12 +163,17 @@ struct wgmma_kernels {
   static status with_ops(op op_a, op op_b, F&& f) {
     using none = std::integral_constant<op, op::none>;
     using transpose = std::integral_constant<op, op::transpose>;
-    if constexpr (Policy::k_major_only) {  // one kernel: the K-major pair
-      if (op_a == op::transpose && op_b == op::none) return f(transpose{}, none{});
+    if constexpr (!Policy::reads_mn_major_a || !Policy::reads_mn_major_b) {  // TF32: only the pairs it reads
+      if (op_b == op::none && op_a == op::transpose) return f(transpose{}, none{});
+      if constexpr (Policy::reads_mn_major_a) {
+        if (op_b == op::none) return f(none{}, none{});
+      }
       return fail(status::unsupported_layout, cudaSuccess,
-                  "the TF32 Hopper kernel (policy %s) reads A and B along k only: the column-major form needs "
-                  "op(A) = A^T and op(B) = B (tgemm::gemm() copies other layouts first)",
-                  Policy::name().c_str());
+                  "the %s Hopper kernel (policy %s) reads %s: the column-major form needs %s (tgemm::gemm() copies "
+                  "other layouts first)",
+                  Policy::split ? "3xTF32" : "TF32", Policy::name().c_str(),
+                  Policy::reads_mn_major_a ? "B along k only" : "A and B along k only",
+                  Policy::reads_mn_major_a ? "op(B) = B" : "op(A) = A^T and op(B) = B");
     } else {
       if (op_a == op::none) return op_b == op::none ? f(none{}, none{}) : f(none{}, transpose{});
       return op_b == op::none ? f(transpose{}, none{}) : f(transpose{}, transpose{});
@@ -181,11 +186,11 @@ struct wgmma_kernels {
 namespace experimental {
 
 /// C = alpha op(A) op(B) + beta C on the Hopper kernel of one fixed policy, with tgemm::gemm()'s arguments (either
-/// storage order, any op pair; a TF32 policy only the pair its kernel reads, op(A) = A^T and op(B) = B in the
-/// column-major form, else status::unsupported_layout): what tgemm::gemm() runs on sm_90a for large problems,
-/// callable for any size. A and B must be what TMA can describe: 16-byte aligned with leading dimensions multiples
-/// of Policy::vector_width elements (16 bytes; tgemm::gemm() realigns other operands first); m, n and k below 2^31 - 256. Nothing is enqueued when a
-/// check fails.
+/// storage order, any op pair; a TF32 policy only the pairs its kernel reads, op(B) = B in the column-major form,
+/// else status::unsupported_layout): what tgemm::gemm() runs on sm_90a for large problems, callable for any size.
+/// A and B must be what TMA can describe: 16-byte aligned with leading dimensions multiples of
+/// Policy::vector_width elements (16 bytes; tgemm::gemm() realigns other operands first); m, n and k below
+/// 2^31 - 256. Nothing is enqueued when a check fails.
 template <class Policy>
 status gemm_tma_wgmma(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, float alpha,
                       const typename Policy::element_a* A, int64_t lda, const typename Policy::element_b* B,

@@ -513,11 +513,13 @@ class planner {
   }
 
   /// What the sm_90a kernel needs done to one operand (extent_mn x k, stored along k when `k_major`) before it reads
-  /// it: 3xTF32 splits it into TF32 parts, K-major (always); a K-major-only kernel (TF32) gets a K-major copy of an
-  /// operand stored along m (n); an operand TMA cannot describe is realigned in its own layout; else nothing.
+  /// it: 3xTF32 splits it into TF32 parts, K-major (always); a kernel that reads the operand K-major only (TF32's B)
+  /// gets a K-major copy of one stored along n; an operand TMA cannot describe is realigned in its own layout; else
+  /// nothing.
   status wgmma_operand(plan& out, step_kind kind, int64_t extent_mn, bool k_major, const void* base, int64_t ld,
                        int bytes_per_element, operand_source& source) {
-    if (t_.wgmma_split_tf32 || (t_.wgmma_k_major_only && !k_major)) {
+    const bool in_place = k_major || (kind == step_kind::pack_a ? t_.wgmma_mn_major_a : t_.wgmma_mn_major_b);
+    if (t_.wgmma_split_tf32 || !in_place) {
       // The copy is K-major: the column-major form reads it as op(A) = A^T, op(B) = B.
       (kind == step_kind::pack_a ? out.op_a : out.op_b) = source.operation =
           kind == step_kind::pack_a ? op::transpose : op::none;

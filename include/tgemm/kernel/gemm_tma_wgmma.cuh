@@ -92,10 +92,14 @@ __global__ void __launch_bounds__(Policy::threads, 1)
   constexpr int b_bytes = bn * bk * element_bytes<element>;
   constexpr int b_offset = Policy::operand_parts * a_bytes;  // a stage: A (big, small), then B (big, small)
   constexpr bool mn_major_a = OpA == op::none, mn_major_b = OpB == op::transpose;
-  constexpr int chunk_bytes = 64 * 128;  // 64 lines of one 128-byte swizzle row
+  // An MN-major operand arrives in boxes of mn_chunk elements of m (n), one 128-byte swizzle row, by bk lines of k.
+  constexpr int mn_chunk = 128 / element_bytes<element>, chunk_bytes = bk * 128;
+  constexpr int strip_bytes = 64 * 128;  // a consumer's 64 rows of A: K-major, or 64 / mn_chunk MN-major boxes
+  // TF32 wgmma has no transpose flag: an A stored along m goes to it through registers (wgmma's other A source).
+  constexpr bool a_in_registers = Policy::tf32 && mn_major_a;
   static_assert(bk * element_bytes<element> == 128, "a stage slice spans one 128-byte swizzle row along k");
-  static_assert(!Policy::k_major_only || (!mn_major_a && !mn_major_b),
-                "TF32 wgmma reads K-major operands only: op(A) = A^T and op(B) = B of the column-major call");
+  static_assert((!mn_major_a || Policy::reads_mn_major_a) && (!mn_major_b || Policy::reads_mn_major_b),
+                "this policy's kernel cannot read that op pair (TF32: op(B) = B; 3xTF32: op(A) = A^T and op(B) = B)");
   extern __shared__ uint8_t shared_raw[];
   // The 128-byte swizzle repeats every 1024 bytes and wgmma reads it from 1024-byte aligned tiles.
   uint8_t* shared = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(shared_raw) + 1023) & ~uintptr_t(1023));
@@ -131,16 +135,16 @@ __global__ void __launch_bounds__(Policy::threads, 1)
           arch::mbarrier_arrive_expect_bytes(&full[s], Policy::stage_bytes);
           if constexpr (mn_major_a) {
 #pragma unroll
-            for (int c = 0; c < Policy::block_m / 64; ++c) {
-              arch::tma_load_2d(a + c * chunk_bytes, &map_a, m0 + 64 * c, t * bk, &full[s]);
+            for (int c = 0; c < Policy::block_m / mn_chunk; ++c) {
+              arch::tma_load_2d(a + c * chunk_bytes, &map_a, m0 + mn_chunk * c, t * bk, &full[s]);
             }
           } else {
             arch::tma_load_2d(a, &map_a, t * bk, m0, &full[s]);
           }
           if constexpr (mn_major_b) {
 #pragma unroll
-            for (int c = 0; c < bn / 64; ++c) {
-              arch::tma_load_2d(a + b_offset + c * chunk_bytes, &map_b, n0 + 64 * c, t * bk, &full[s]);
+            for (int c = 0; c < bn / mn_chunk; ++c) {
+              arch::tma_load_2d(a + b_offset + c * chunk_bytes, &map_b, n0 + mn_chunk * c, t * bk, &full[s]);
             }
           } else {
             arch::tma_load_2d(a + b_offset, &map_b, t * bk, n0, &full[s]);
@@ -157,6 +161,18 @@ __global__ void __launch_bounds__(Policy::threads, 1)
     const int consumer = warpgroup - 1;
     const int warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
     const bool read_c = out.beta != 0.0f;
+    // A through registers (TF32, A stored along m): this thread's fragment elements (arch/wgmma.cuh) are rows
+    // g and g + 8 of its warp's 16, columns t and t + 4 of each 8-deep k step. In the swizzled boxes, element (row,
+    // k) sits at box row / 32, line k, 16-byte unit (row % 32) / 4 XOR k % 8, word row % 4; a k step is 8 lines
+    // (1024 bytes) on, with the same XOR, so four offsets serve every step of every stage.
+    [[maybe_unused]] uint32_t fragment_offset[4] = {};
+    if constexpr (a_in_registers) {
+#pragma unroll
+      for (int r = 0; r < 4; ++r) {
+        const int row = consumer * 64 + warp * 16 + lane / 4 + 8 * (r & 1), k = lane % 4 + 4 * (r >> 1);
+        fragment_offset[r] = (row / 32) * chunk_bytes + k * 128 + ((((row % 32) / 4) ^ k) << 4) + (row % 4) * 4;
+      }
+    }
     int use = 0;  // as the producer counts
     for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
       int tile_m, tile_n;
@@ -174,7 +190,7 @@ __global__ void __launch_bounds__(Policy::threads, 1)
       for (int t = 0; t < k_tiles; ++t, ++use) {
         const int s = use % stages;
         arch::mbarrier_wait(&full[s], (use / stages) & 1);
-        const uint32_t a = arch::shared_address(shared + s * Policy::stage_bytes) + consumer * chunk_bytes;
+        const uint32_t a = arch::shared_address(shared + s * Policy::stage_bytes) + consumer * strip_bytes;
         const uint32_t b = arch::shared_address(shared + s * Policy::stage_bytes + b_offset);
         if constexpr (Policy::split) {
           arch::wgmma_fence_registers(part);
@@ -182,7 +198,18 @@ __global__ void __launch_bounds__(Policy::threads, 1)
         } else {
           arch::wgmma_fence_registers(acc);
         }
-        arch::wgmma_fence();
+        [[maybe_unused]] uint32_t fragment[4][4];  // A's registers for the stage's four k steps (a_in_registers)
+        if constexpr (a_in_registers) {
+          const uint8_t* stage_a = shared + s * Policy::stage_bytes;
+#pragma unroll
+          for (int step = 0; step < 4; ++step) {
+#pragma unroll
+            for (int r = 0; r < 4; ++r) {
+              fragment[step][r] = *reinterpret_cast<const uint32_t*>(stage_a + fragment_offset[r] + step * 1024);
+            }
+          }
+        }
+        arch::wgmma_fence();  // after this stage's writes of the accumulators and of A's registers
 #pragma unroll
         for (int step = 0; step < 4; ++step) {
           // One instruction's k (16 elements, 8 TF32): 32 bytes along a K-major tile's swizzled rows, 16 lines (2048
@@ -197,12 +224,18 @@ __global__ void __launch_bounds__(Policy::threads, 1)
             arch::wgmma_m64_step<element, bn>(acc_small, desc_a,
                                               arch::wgmma_descriptor_k_major_sw128(b + b_bytes + step * 32), 1);
             arch::wgmma_m64_step<element, bn>(part, desc_a, desc_b, step > 0);
+          } else if constexpr (a_in_registers) {
+            arch::wgmma_m64k8_tf32_registers<bn>(acc, fragment[step], desc_b, 1);
           } else {
             arch::wgmma_m64_step<element, bn, mn_major_a, mn_major_b>(acc, desc_a, desc_b, 1);
           }
         }
         arch::wgmma_commit();
         arch::wgmma_wait<0>();
+        if constexpr (a_in_registers) {  // the wgmmas read A's registers until now: keep them alive that long
+#pragma unroll
+          for (int step = 0; step < 4; ++step) arch::wgmma_fence_registers(fragment[step]);
+        }
         if constexpr (Policy::split) {
           arch::wgmma_fence_registers(part);
           arch::wgmma_fence_registers(acc_small);

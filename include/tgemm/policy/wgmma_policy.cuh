@@ -4,7 +4,8 @@
 /// One block computes a block_m x block_n tile of C with block_m / 64 consumer warpgroups (each a 64-row strip,
 /// wgmma m64n{block_n}k16, or k8 for TF32) and one producer warpgroup whose first thread issues the TMA copies;
 /// `stages` slices of block_k elements (one 128-byte swizzle row: 64 16-bit elements or 32 floats) of A and B are
-/// in flight. 16-bit operands may be K-major or MN-major; TF32 ones must be K-major (k_major_only).
+/// in flight. 16-bit operands may be K-major or MN-major (wgmma's transpose flags); TF32 reads B K-major only, and an
+/// A stored along m through registers; 3xTF32 reads K-major split copies (reads_mn_major_a, reads_mn_major_b).
 #pragma once
 
 #include <string>
@@ -32,12 +33,18 @@ struct wgmma_policy {
   using scalar_type = float;    ///< alpha and beta.
   using accumulator_type = float;  ///< What the tensor cores add into.
   static constexpr math_mode math = Math;  ///< How float elements multiply (tf32, tf32x3); strict for 16-bit ones.
-  /// Float operands go to wgmma as TF32, which reads K-major tiles only (the planner copies other layouts).
-  static constexpr bool k_major_only = std::is_same<Element, float>::value;
+  /// Float operands go to wgmma as TF32.
+  static constexpr bool tf32 = std::is_same<Element, float>::value;
   /// 3xTF32: A and B arrive split into big and small parts (operand_parts copies of each in a stage).
   static constexpr bool split = Math == math_mode::tf32x3;
   /// Copies of each operand slice in a stage: big and small parts for 3xTF32, else one.
   static constexpr int operand_parts = split ? 2 : 1;
+  /// Whether the kernel reads an A stored along m in place: 16-bit A through wgmma's transpose flag, TF32 A through
+  /// registers (TF32 wgmma has no transpose flag); 3xTF32 reads its split copies, which are K-major.
+  static constexpr bool reads_mn_major_a = !split;
+  /// Whether the kernel reads a B stored along n in place: 16-bit only (TF32 wgmma reads B K-major from shared
+  /// memory; the planner copies it first).
+  static constexpr bool reads_mn_major_b = !tf32;
 
   static constexpr int block_m = Block::m;  ///< Rows of C per thread block.
   static constexpr int block_n = Block::n;  ///< Columns of C per thread block (the wgmma's N).
@@ -60,8 +67,8 @@ struct wgmma_policy {
   static_assert(std::is_same<Element, __half>::value || std::is_same<Element, __nv_bfloat16>::value ||
                     std::is_same<Element, float>::value,
                 "wgmma_policy multiplies __half, __nv_bfloat16 or float (TF32) elements");
-  static_assert(k_major_only || Math == math_mode::strict, "16-bit elements have one math: leave Math strict");
-  static_assert(!k_major_only || Math == math_mode::tf32 || Math == math_mode::tf32x3,
+  static_assert(tf32 || Math == math_mode::strict, "16-bit elements have one math: leave Math strict");
+  static_assert(!tf32 || Math == math_mode::tf32 || Math == math_mode::tf32x3,
                 "float elements on the Hopper kernel multiply as TF32: Math must be math_mode::tf32 or tf32x3");
   static_assert(std::is_same<ElementC, Element>::value || std::is_same<ElementC, float>::value,
                 "wgmma_policy writes C as the elements' type or as float");
@@ -77,7 +84,7 @@ struct wgmma_policy {
 
   /// A readable name such as "wgmma_bf16_b128x256x64_s4_c_f32" (or "wgmma_tf32_..." for float elements).
   static std::string name() {
-    return std::string("wgmma_") + (split ? "tf32x3" : k_major_only ? "tf32" : element_traits<Element>::tag) + "_b" +
+    return std::string("wgmma_") + (split ? "tf32x3" : tf32 ? "tf32" : element_traits<Element>::tag) + "_b" +
            std::to_string(block_m) + "x" + std::to_string(block_n) + "x" + std::to_string(block_k) + "_s" +
            std::to_string(stages) + "_c_" + element_traits<ElementC>::tag;
   }

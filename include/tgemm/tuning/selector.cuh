@@ -234,7 +234,8 @@ struct tuning_values {
   double wgmma_min_wave = 0;                 ///< See simt_f32_thresholds::wgmma_min_wave.
   bool wgmma_persistent = false;             ///< See simt_f32_thresholds::wgmma_persistent.
   int wgmma_group_m = 1;                     ///< See simt_f32_thresholds::wgmma_group_m.
-  bool wgmma_k_major_only = false;           ///< The sm_90a kernel reads A and B along k only (TF32).
+  bool wgmma_mn_major_a = true;              ///< The sm_90a kernel reads an A stored along m in place.
+  bool wgmma_mn_major_b = true;              ///< The sm_90a kernel reads a B stored along n in place (not TF32).
   bool wgmma_split_tf32 = false;             ///< The sm_90a kernel reads operands split into TF32 parts (3xTF32).
 
   /// The numbers of a slot's policy.
@@ -262,7 +263,8 @@ tuning_values values_of() {
   v.small_speed = Entry::small_speed;
   if constexpr (!std::is_void<typename Entry::wgmma>::value) {
     v.wgmma = numbers_of<typename Entry::wgmma>();
-    v.wgmma_k_major_only = Entry::wgmma::k_major_only;
+    v.wgmma_mn_major_a = Entry::wgmma::reads_mn_major_a;
+    v.wgmma_mn_major_b = Entry::wgmma::reads_mn_major_b;
     v.wgmma_split_tf32 = Entry::wgmma::split;
   }
   v.wgmma_min_wave = Entry::wgmma_min_wave;
