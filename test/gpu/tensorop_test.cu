@@ -370,13 +370,7 @@ TEST_CASE("3xTF32 lands within 2x of strict FP32's error; TF32 rounds its inputs
   // One product in three modes on the same inputs, each compared normwise with the float64 reference.
   const int64_t m = 384, n = 320, k = 2048;
   const std::vector<float> a = random_values(m * k), b = random_values(k * n);
-  std::vector<double> expected(size_t(m * n), 0.0);
-  for (int64_t j = 0; j < n; ++j) {
-    for (int64_t l = 0; l < k; ++l) {
-      const double y = b[size_t(l + j * k)];
-      for (int64_t i = 0; i < m; ++i) expected[size_t(i + j * m)] += double(a[size_t(i + l * m)]) * y;
-    }
-  }
+  const std::vector<double> expected = tgemm::test::product_f64(a, b, m, n, k);
   device_buffer<float> da(a.size()), db(b.size()), dc(size_t(m * n));
   da.upload(a);
   db.upload(b);
@@ -386,13 +380,7 @@ TEST_CASE("3xTF32 lands within 2x of strict FP32's error; TF32 rounds its inputs
     REQUIRE(tgemm::gemm(layout::col_major, op::none, op::none, m, n, k, 1.0f, da.get(), m, db.get(), k, 0.0f, dc.get(), m,
                         nullptr, opts) == status::success);
     TGEMM_CUDA_REQUIRE(cudaDeviceSynchronize());
-    const std::vector<float> c = dc.download();
-    double error2 = 0, norm2 = 0;
-    for (size_t i = 0; i < c.size(); ++i) {
-      error2 += (double(c[i]) - expected[i]) * (double(c[i]) - expected[i]);
-      norm2 += expected[i] * expected[i];
-    }
-    return std::sqrt(error2 / norm2);
+    return tgemm::test::normwise_relative_error(dc.download(), expected);
   };
   const double strict = error_of(tgemm::math_mode::strict);
   const double x3 = error_of(tgemm::math_mode::tf32x3);

@@ -375,13 +375,7 @@ TEST_CASE("3xTF32 on the Hopper kernel lands within 2x of strict FP32's error", 
   // the Hopper plan: 9 x 9 tiles of 128 x 256).
   const int64_t m = 1100, n = 2100, k = 1024;
   const std::vector<float> a = tgemm::test::random_values(m * k), b = tgemm::test::random_values(k * n);
-  std::vector<double> expected(size_t(m * n), 0.0);
-  for (int64_t j = 0; j < n; ++j) {
-    for (int64_t l = 0; l < k; ++l) {
-      const double y = b[size_t(l + j * k)];
-      for (int64_t i = 0; i < m; ++i) expected[size_t(i + j * m)] += double(a[size_t(i + l * m)]) * y;
-    }
-  }
+  const std::vector<double> expected = tgemm::test::product_f64(a, b, m, n, k);
   device_buffer<float> da(a.size()), db(b.size()), dc(size_t(m * n));
   da.upload(a);
   db.upload(b);
@@ -393,13 +387,7 @@ TEST_CASE("3xTF32 on the Hopper kernel lands within 2x of strict FP32's error", 
                         dc.get(), m, nullptr, opts) == status::success);
     TGEMM_CUDA_REQUIRE(cudaDeviceSynchronize());
     if (is_sm90() && math != tgemm::math_mode::strict) CHECK(plans.last().wgmma);
-    const std::vector<float> c = dc.download();
-    double error2 = 0, norm2 = 0;
-    for (size_t i = 0; i < c.size(); ++i) {
-      error2 += (double(c[i]) - expected[i]) * (double(c[i]) - expected[i]);
-      norm2 += expected[i] * expected[i];
-    }
-    return std::sqrt(error2 / norm2);
+    return tgemm::test::normwise_relative_error(dc.download(), expected);
   };
   const double strict = error_of(tgemm::math_mode::strict);
   const double x3 = error_of(tgemm::math_mode::tf32x3);

@@ -43,8 +43,9 @@ int64_t tight_ld(layout order, op operation, int64_t rows, int64_t cols) {
 
 const float* fake(int64_t offset) { return reinterpret_cast<const float*>(uintptr_t(1) << 40) + offset; }
 
-/// The plan tgemm::gemm() makes for the call on a device with these facts.
-plan plan_for(const call_spec& c, const device_facts& f) {
+/// The plan tgemm::gemm() makes for a float call on a device with these facts, from the tuning entry `values` (the
+/// strict FP32 table's unless given).
+plan plan_for(const call_spec& c, const device_facts& f, const tgemm::tuning::tuning_values* given = nullptr) {
   tgemm::detail::canonical_call<tgemm::detail::gemm_types<float>> call;
   const int64_t lda = c.lda ? c.lda : tight_ld(c.order, c.op_a, c.m, c.k);
   const int64_t ldb = c.ldb ? c.ldb : tight_ld(c.order, c.op_b, c.k, c.n);
@@ -52,7 +53,8 @@ plan plan_for(const call_spec& c, const device_facts& f) {
   REQUIRE(tgemm::detail::check_arguments(c.order, c.op_a, c.op_b, c.m, c.n, c.k, c.alpha, fake(c.offset_a), lda,
                                          fake(c.offset_b), ldb, c.beta, const_cast<float*>(fake(c.offset_c)), ldc,
                                          call) == status::success);
-  const tgemm::tuning::tuning_values values = tgemm::tuning::values_for<tgemm::tuning::default_chain>(f.arch);
+  const tgemm::tuning::tuning_values values =
+      given != nullptr ? *given : tgemm::tuning::values_for<tgemm::tuning::default_chain>(f.arch);
   plan p;
   REQUIRE(tgemm::detail::make_plan(call, f, values, p) == status::success);
   INFO(tgemm::detail::describe(p, &values, "float", call.problem.m, call.problem.n, call.problem.k));
@@ -469,14 +471,15 @@ TEST_CASE("16-bit plans on an H200 running the sm_90a image: the Hopper kernel w
       }
     }
   }
-  // Odd leading dimensions: both operands realigned in their own layout (TMA needs 16-byte rows), then wgmma.
+  // Odd leading dimensions: both operands realigned in their own layout (TMA needs 16-byte rows; 128-byte ones read
+  // faster), then wgmma.
   call_spec odd = big;
   odd.m = odd.n = odd.k = 4097;
   p = plan_16bit<__nv_bfloat16, __nv_bfloat16>(odd, f);
   CHECK(kinds_of(p) == "pack_a pack_b gemm");
   CHECK(slots_of(p) == "wgmma");
   CHECK(p.steps[0].keep_layout);
-  CHECK(p.a.ld == 4104);
+  CHECK(p.a.ld == 4160);  // 4097 rounded up to whole 128-byte lines (wgmma_line_bytes)
   CHECK(p.op_a == op::none);
   // A misaligned base pointer alone: only that operand is realigned.
   p = plan_16bit<__half, __half>(with(big, 0, 3, 0), f);
@@ -509,21 +512,11 @@ TEST_CASE("16-bit plans on an H200 running the sm_90a image: the Hopper kernel w
 
 /// The plan tgemm::gemm() makes for a float call with a tensor-core math mode (tf32 or tf32x3).
 plan plan_tf32(const call_spec& c, const device_facts& f, tgemm::math_mode math = tgemm::math_mode::tf32) {
-  tgemm::detail::canonical_call<tgemm::detail::gemm_types<float>> call;
-  const int64_t lda = c.lda ? c.lda : tight_ld(c.order, c.op_a, c.m, c.k);
-  const int64_t ldb = c.ldb ? c.ldb : tight_ld(c.order, c.op_b, c.k, c.n);
-  const int64_t ldc = c.ldc ? c.ldc : tight_ld(c.order, op::none, c.m, c.n);
-  REQUIRE(tgemm::detail::check_arguments(c.order, c.op_a, c.op_b, c.m, c.n, c.k, c.alpha, fake(c.offset_a), lda,
-                                         fake(c.offset_b), ldb, c.beta, const_cast<float*>(fake(c.offset_c)), ldc,
-                                         call) == status::success);
   const tgemm::tuning::tuning_values values =
       math == tgemm::math_mode::tf32
           ? tgemm::tuning::values_for<tgemm::tuning::tensorop_tf32<tgemm::math_mode::tf32>>(f.arch)
           : tgemm::tuning::values_for<tgemm::tuning::tensorop_tf32<tgemm::math_mode::tf32x3>>(f.arch);
-  plan p;
-  REQUIRE(tgemm::detail::make_plan(call, f, values, p) == status::success);
-  INFO(tgemm::detail::describe(p, &values, "float", call.problem.m, call.problem.n, call.problem.k));
-  return p;
+  return plan_for(c, f, &values);
 }
 
 TEST_CASE("TF32 plans on an H200 running the sm_90a image: the Hopper kernel, B copied K-major where needed",
@@ -553,7 +546,7 @@ TEST_CASE("TF32 plans on an H200 running the sm_90a image: the Hopper kernel, B 
     CHECK(p.steps[p.step_count - 1].grid_x == 132);
     for (int i = 0; i + 1 < p.step_count; ++i) {
       CHECK(p.steps[i].to_k_major);
-      CHECK(p.steps[i].ld_packed == 4096);  // k, already whole 16-byte vectors
+      CHECK(p.steps[i].ld_packed == 4096);  // k, already whole 128-byte lines
     }
     // Each copy is 4096 x 4096 floats, one after the other in the workspace.
     CHECK(p.workspace_bytes == size_t(p.step_count - 1) * 4096 * 4096 * 4);
@@ -577,14 +570,14 @@ TEST_CASE("TF32 plans on an H200 running the sm_90a image: the Hopper kernel, B 
   CHECK(kinds_of(p) == "pack_a pack_b gemm");
   CHECK(p.steps[0].keep_layout);
   CHECK(p.steps[1].keep_layout);
-  CHECK(p.a.ld == 4100);  // 4097 rounded up to whole 16-byte vectors of floats
+  CHECK(p.a.ld == 4128);  // 4097 rounded up to whole 128-byte lines of floats
   odd.op_a = op::none, odd.op_b = op::transpose;
   p = plan_tf32(odd, f);
   CHECK(kinds_of(p) == "pack_a pack_b gemm");
   CHECK(p.steps[0].keep_layout);
   CHECK(p.op_a == op::none);
   CHECK(p.steps[1].to_k_major);
-  CHECK(p.steps[1].ld_packed == 4100);
+  CHECK(p.steps[1].ld_packed == 4128);
   CHECK(p.op_b == op::none);
   // Thin or small grids keep the mma.sync tiles; so does an sm_90 image.
   CHECK_FALSE(plan_tf32(shape(16, 8192, 8192), f).wgmma);
@@ -619,12 +612,12 @@ TEST_CASE("3xTF32 plans on an H200 running the sm_90a image: both operands split
         CHECK(p.steps[1].split_tf32);
         CHECK(p.op_a == op::transpose);
         CHECK(p.op_b == op::none);
-        CHECK(p.a.ld == 1000);  // k, whole 16-byte vectors
+        CHECK(p.a.ld == 1024);  // k = 1000 rounded up to whole 128-byte lines
         // The column-major form's A is the row-major call's B: 2048 or 4096 lines of big parts, as many of small.
         const int64_t m = order == layout::col_major ? 4096 : 2048, n = 6144 - m;
         CHECK(p.steps[0].extent_mn == m);
         CHECK(p.steps[1].extent_mn == n);
-        CHECK(p.workspace_bytes == size_t(2 * (m + n) * 1000 * 4));
+        CHECK(p.workspace_bytes == size_t(2 * (m + n) * 1024 * 4));
         CHECK(p.steps[0].contiguous_k == (p.steps[0].extent_mn == 4096 ? ops.first == op::transpose
                                                                        : ops.second == op::transpose));
       }

@@ -84,6 +84,30 @@ inline reference_result reference_gemm(layout order, op op_a, op op_b, int64_t m
 /// (k + 4) times FP32 machine epsilon (2^-23), twice the classical worst case gamma_{k+2} with u = 2^-24.
 inline double error_factor(int64_t k) { return double(k + 4) * double(std::numeric_limits<float>::epsilon()); }
 
+/// The float64 product A B of column-major A (m x k) and B (k x n), column-major m x n: the reference of the tests
+/// that compare math modes' accuracy normwise.
+inline std::vector<double> product_f64(const std::vector<float>& a, const std::vector<float>& b, int64_t m, int64_t n,
+                                       int64_t k) {
+  std::vector<double> product(size_t(m * n), 0.0);
+  for (int64_t j = 0; j < n; ++j) {
+    for (int64_t l = 0; l < k; ++l) {
+      const double y = b[size_t(l + j * k)];
+      for (int64_t i = 0; i < m; ++i) product[size_t(i + j * m)] += double(a[size_t(i + l * m)]) * y;
+    }
+  }
+  return product;
+}
+
+/// ||c - reference||_F / ||reference||_F.
+inline double normwise_relative_error(const std::vector<float>& c, const std::vector<double>& reference) {
+  double error2 = 0, norm2 = 0;
+  for (size_t i = 0; i < c.size(); ++i) {
+    error2 += (double(c[i]) - reference[i]) * (double(c[i]) - reference[i]);
+    norm2 += reference[i] * reference[i];
+  }
+  return std::sqrt(error2 / norm2);
+}
+
 /// How a GPU result compares with the reference.
 struct comparison {
   double error_norm = 0;      // ||C - ref||_F

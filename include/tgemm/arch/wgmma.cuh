@@ -92,62 +92,45 @@ __device__ __forceinline__ void wgmma_fence_registers(uint32_t (&a)[Count]) {
   for (int i = 0; i < Count; ++i) asm volatile("" : "+r"(a[i])::"memory");
 }
 
-// The operand lists of the two shapes, written out: %0.. are the accumulators, then the two descriptors and the
-// accumulate flag (0: D = A B, 1: D += A B), then the transpose flags of A and B (immediates: 1 = MN-major; the
-// TF32 forms have none and leave those two operands unused).
-/// The m64n128 wgmma: SHAPE is the rest of the instruction ("k16.f32.bf16.bf16", ...), TRANSPOSE ", %67, %68" or ""
-/// (used by wgmma_m64_step only; undefined after it).
-#define TGEMM_WGMMA_M64N128(SHAPE, TRANSPOSE)                                                                 \
-  asm volatile(                                                                                               \
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                                            \
-      "wgmma.mma_async.sync.aligned.m64n128" SHAPE " {"                                                      \
-      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                                \
-      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "                      \
-      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "                      \
-      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"                        \
-      "}, %64, %65, p, 1, 1" TRANSPOSE ";\n}\n"                                                             \
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),       \
-        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
-        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),\
-        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),\
-        "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),\
-        "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),\
-        "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),\
-        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])\
-      : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(int(MnMajorA)), "n"(int(MnMajorB)))
-
-/// The m64n256 wgmma: SHAPE and TRANSPOSE (", %131, %132" or "") as for TGEMM_WGMMA_M64N128.
-#define TGEMM_WGMMA_M64N256(SHAPE, TRANSPOSE)                                                                 \
-  asm volatile(                                                                                               \
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"                                                           \
-      "wgmma.mma_async.sync.aligned.m64n256" SHAPE " {"                                                      \
-      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                                \
-      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "                      \
-      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "                      \
-      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "                      \
-      "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "                      \
-      "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "                      \
-      "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "          \
-      "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"        \
-      "}, %128, %129, p, 1, 1" TRANSPOSE ";\n}\n"                                                           \
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),       \
-        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
-        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),\
-        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),\
-        "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),\
-        "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),\
-        "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),\
-        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),\
-        "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),\
-        "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),\
-        "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),\
-        "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),\
-        "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),\
-        "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),\
-        "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),\
-        "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])\
-      : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(int(MnMajorA)), "n"(int(MnMajorB)))
-
+// The inline assembly of the wgmma forms, written out once: the accumulators' text and operands for 64 and 128
+// registers (%0 onwards), and one statement around them. The operands after the accumulators: the A descriptor (or
+// A's four registers), B's descriptor, the accumulate flag (0: D = A B, 1: D += A B) and, for 16-bit elements, the
+// transpose flags of A and B (immediates: 1 = MN-major). All these macros are undefined after their users.
+#define TGEMM_WGMMA_D64_TEXT                                                                                  \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                                    \
+  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "                          \
+  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "                          \
+  "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+#define TGEMM_WGMMA_D128_TEXT                                                                                 \
+  TGEMM_WGMMA_D64_TEXT ", "                                                                                   \
+  "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "                          \
+  "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "                          \
+  "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "              \
+  "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+#define TGEMM_WGMMA_D64_OPERANDS                                                                              \
+  "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),             \
+  "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),       \
+  "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),     \
+  "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),     \
+  "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),     \
+  "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),     \
+  "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),     \
+  "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+#define TGEMM_WGMMA_D128_OPERANDS                                                                             \
+  TGEMM_WGMMA_D64_OPERANDS,                                                                                   \
+  "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),     \
+  "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),     \
+  "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),     \
+  "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),     \
+  "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), \
+  "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),\
+  "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),\
+  "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+/// One wgmma statement: REGS accumulators, SETP the accumulate flag's operand, BODY the instruction with its operands.
+#define TGEMM_WGMMA_ASM(REGS, SETP, BODY, ...)                                                                \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " SETP ", 0;\n" BODY ";\n}\n"                              \
+               : TGEMM_WGMMA_D##REGS##_OPERANDS                                                               \
+               : __VA_ARGS__)
 
 /// One k step of 32 bytes: D (64 x N floats) += A (64 x k) B (k x N), or D = A B when `accumulate` is 0, with
 /// k = 16 for __half or __nv_bfloat16 elements and k = 8 for float (TF32: the top 19 bits of each input);
@@ -162,80 +145,33 @@ __device__ __forceinline__ void wgmma_m64_step(float (&d)[N / 2], uint64_t desc_
   static_assert(N == 128 || N == 256, "wgmma_m64_step is written for N = 128 and N = 256");
   static_assert(!tf32 || (!MnMajorA && !MnMajorB), "TF32 wgmma reads K-major operands only");
 #if TGEMM_HAS_WGMMA
+#define TGEMM_WGMMA_SS_128(SHAPE, TRANSPOSE)                                                                  \
+  TGEMM_WGMMA_ASM(64, "%66", "wgmma.mma_async.sync.aligned.m64n128" SHAPE " {" TGEMM_WGMMA_D64_TEXT        \
+                  "}, %64, %65, p, 1, 1" TRANSPOSE, "l"(desc_a), "l"(desc_b), "r"(accumulate),                \
+                  "n"(int(MnMajorA)), "n"(int(MnMajorB)))
+#define TGEMM_WGMMA_SS_256(SHAPE, TRANSPOSE)                                                                  \
+  TGEMM_WGMMA_ASM(128, "%130", "wgmma.mma_async.sync.aligned.m64n256" SHAPE " {" TGEMM_WGMMA_D128_TEXT     \
+                  "}, %128, %129, p, 1, 1" TRANSPOSE, "l"(desc_a), "l"(desc_b), "r"(accumulate),              \
+                  "n"(int(MnMajorA)), "n"(int(MnMajorB)))
   if constexpr (N == 128 && tf32) {
-    TGEMM_WGMMA_M64N128("k8.f32.tf32.tf32", "");
+    TGEMM_WGMMA_SS_128("k8.f32.tf32.tf32", "");  // no transpose flags: their two operands stay unused
   } else if constexpr (N == 128 && bf16) {
-    TGEMM_WGMMA_M64N128("k16.f32.bf16.bf16", ", %67, %68");
+    TGEMM_WGMMA_SS_128("k16.f32.bf16.bf16", ", %67, %68");
   } else if constexpr (N == 128) {
-    TGEMM_WGMMA_M64N128("k16.f32.f16.f16", ", %67, %68");
+    TGEMM_WGMMA_SS_128("k16.f32.f16.f16", ", %67, %68");
   } else if constexpr (tf32) {
-    TGEMM_WGMMA_M64N256("k8.f32.tf32.tf32", "");
+    TGEMM_WGMMA_SS_256("k8.f32.tf32.tf32", "");
   } else if constexpr (bf16) {
-    TGEMM_WGMMA_M64N256("k16.f32.bf16.bf16", ", %131, %132");
+    TGEMM_WGMMA_SS_256("k16.f32.bf16.bf16", ", %131, %132");
   } else {
-    TGEMM_WGMMA_M64N256("k16.f32.f16.f16", ", %131, %132");
+    TGEMM_WGMMA_SS_256("k16.f32.f16.f16", ", %131, %132");
   }
+#undef TGEMM_WGMMA_SS_128
+#undef TGEMM_WGMMA_SS_256
 #else
   (void)d, (void)desc_a, (void)desc_b, (void)accumulate;
 #endif
 }
-
-#undef TGEMM_WGMMA_M64N128
-#undef TGEMM_WGMMA_M64N256
-
-// The TF32 forms with A in registers: %0.. the accumulators, then A's four registers, B's descriptor and the
-// accumulate flag.
-/// The m64n128k8 TF32 wgmma with A from registers (used by wgmma_m64k8_tf32_registers only; undefined after it).
-#define TGEMM_WGMMA_M64N128K8_TF32_RS                                                                         \
-  asm volatile(                                                                                               \
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"                                                            \
-      "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {"                                                \
-      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                                \
-      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "                      \
-      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "                      \
-      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"                        \
-      "}, {%64, %65, %66, %67}, %68, p, 1, 1;\n}\n"                                                           \
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),       \
-        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
-        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),\
-        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),\
-        "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),\
-        "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),\
-        "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),\
-        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])\
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate))
-
-/// The m64n256k8 TF32 wgmma with A from registers (used by wgmma_m64k8_tf32_registers only; undefined after it).
-#define TGEMM_WGMMA_M64N256K8_TF32_RS                                                                         \
-  asm volatile(                                                                                               \
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %133, 0;\n"                                                           \
-      "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 {"                                                \
-      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                                \
-      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "                      \
-      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "                      \
-      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "                      \
-      "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "                      \
-      "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "                      \
-      "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "          \
-      "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"        \
-      "}, {%128, %129, %130, %131}, %132, p, 1, 1;\n}\n"                                                      \
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),       \
-        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
-        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),\
-        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),\
-        "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),\
-        "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),\
-        "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),\
-        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),\
-        "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),\
-        "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),\
-        "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),\
-        "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),\
-        "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),\
-        "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),\
-        "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),\
-        "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])\
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate))
 
 /// One k step of TF32 with A from registers: D (64 x N floats) += A (64 x 8) B (8 x N), or D = A B when
 /// `accumulate` is 0. `a` holds this thread's A fragment, as floats' bits (TF32: their top 19 bits count): with warp
@@ -249,17 +185,26 @@ __device__ __forceinline__ void wgmma_m64k8_tf32_registers(float (&d)[N / 2], co
   static_assert(N == 128 || N == 256, "wgmma_m64k8_tf32_registers is written for N = 128 and N = 256");
 #if TGEMM_HAS_WGMMA
   if constexpr (N == 128) {
-    TGEMM_WGMMA_M64N128K8_TF32_RS;
+    TGEMM_WGMMA_ASM(64, "%69",
+                    "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {" TGEMM_WGMMA_D64_TEXT
+                    "}, {%64, %65, %66, %67}, %68, p, 1, 1",
+                    "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate));
   } else {
-    TGEMM_WGMMA_M64N256K8_TF32_RS;
+    TGEMM_WGMMA_ASM(128, "%133",
+                    "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 {" TGEMM_WGMMA_D128_TEXT
+                    "}, {%128, %129, %130, %131}, %132, p, 1, 1",
+                    "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate));
   }
 #else
   (void)d, (void)a, (void)desc_b, (void)accumulate;
 #endif
 }
 
-#undef TGEMM_WGMMA_M64N128K8_TF32_RS
-#undef TGEMM_WGMMA_M64N256K8_TF32_RS
+#undef TGEMM_WGMMA_ASM
+#undef TGEMM_WGMMA_D64_TEXT
+#undef TGEMM_WGMMA_D128_TEXT
+#undef TGEMM_WGMMA_D64_OPERANDS
+#undef TGEMM_WGMMA_D128_OPERANDS
 
 /// Gives this warpgroup's threads `Registers` registers each (setmaxnreg.inc) or leaves them that many
 /// (setmaxnreg.dec): the producer warpgroup hands its registers to the consumers. Needs a kernel with a register

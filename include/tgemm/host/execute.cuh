@@ -98,8 +98,10 @@ status execute(const plan& p, const canonical_call<Types>& call, std::byte* work
         const bool is_a = s.kind == step_kind::pack_a;
         const dim3 grid(unsigned(s.grid_x), unsigned(s.grid_y)), block(kernel::pack_tile, kernel::pack_rows);
         if (s.split_tf32) {  // the Hopper kernel's own copy: its kernels know it
-          launched = is_a ? kernels.launch_split(s, call.problem.a, call.problem.lda, workspace + s.offset, stream, device)
-                          : kernels.launch_split(s, call.problem.b, call.problem.ldb, workspace + s.offset, stream, device);
+          launched = is_a ? kernels.launch_split(s, call.problem.a, call.problem.lda, workspace + s.offset, stream,
+                                                 device)
+                          : kernels.launch_split(s, call.problem.b, call.problem.ldb, workspace + s.offset, stream,
+                                                 device);
         } else if (s.keep_layout) {
           const dim3 threads(kernel::realign_threads);
           launched = is_a ? launch_kernel(helpers::realign_a, grid, threads, 0, stream, device,
@@ -110,25 +112,18 @@ status execute(const plan& p, const canonical_call<Types>& call, std::byte* work
                                           "launching the operand-realigning kernel", call.problem.b, call.problem.ldb,
                                           s.extent_mn, s.extent_k, reinterpret_cast<B*>(workspace + s.offset),
                                           s.ld_packed);
-        } else if (s.to_k_major) {  // pack_operand with the roles of k and mn swapped: a copy contiguous along k
-          launched = is_a ? launch_kernel(helpers::pack_a_along_k, grid, block, 0, stream, device,
-                                          "launching the operand-packing kernel", call.problem.a, call.problem.lda,
-                                          s.extent_k, s.extent_mn, reinterpret_cast<A*>(workspace + s.offset),
-                                          s.ld_packed)
-                          : launch_kernel(helpers::pack_b_along_k, grid, block, 0, stream, device,
-                                          "launching the operand-packing kernel", call.problem.b, call.problem.ldb,
-                                          s.extent_k, s.extent_mn, reinterpret_cast<B*>(workspace + s.offset),
-                                          s.ld_packed);
-        } else if (is_a) {
-          launched = launch_kernel(s.contiguous_k ? helpers::pack_a_along_k : helpers::pack_a_along_mn, grid, block, 0,
-                                   stream, device, "launching the operand-packing kernel", call.problem.a,
-                                   call.problem.lda, s.extent_mn, s.extent_k, reinterpret_cast<A*>(workspace + s.offset),
-                                   s.ld_packed);
         } else {
-          launched = launch_kernel(s.contiguous_k ? helpers::pack_b_along_k : helpers::pack_b_along_mn, grid, block, 0,
-                                   stream, device, "launching the operand-packing kernel", call.problem.b,
-                                   call.problem.ldb, s.extent_mn, s.extent_k, reinterpret_cast<B*>(workspace + s.offset),
-                                   s.ld_packed);
+          // pack_operand along k or along mn; a K-major copy is pack_operand along k with k and mn swapped.
+          const bool along_k = s.contiguous_k || s.to_k_major;
+          const int64_t mn = s.to_k_major ? s.extent_k : s.extent_mn, k = s.to_k_major ? s.extent_mn : s.extent_k;
+          launched = is_a ? launch_kernel(along_k ? helpers::pack_a_along_k : helpers::pack_a_along_mn, grid, block, 0,
+                                          stream, device, "launching the operand-packing kernel", call.problem.a,
+                                          call.problem.lda, mn, k, reinterpret_cast<A*>(workspace + s.offset),
+                                          s.ld_packed)
+                          : launch_kernel(along_k ? helpers::pack_b_along_k : helpers::pack_b_along_mn, grid, block, 0,
+                                          stream, device, "launching the operand-packing kernel", call.problem.b,
+                                          call.problem.ldb, mn, k, reinterpret_cast<B*>(workspace + s.offset),
+                                          s.ld_packed);
         }
         break;
       }

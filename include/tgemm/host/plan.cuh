@@ -428,14 +428,15 @@ class planner {
   }
 
   /// The realigned copy of one operand (extent_mn x k, contiguous along k when `contiguous_k`): its layout kept, each
-  /// line starting on a 16-byte boundary (kernel::realign_operand, a straight copy with 16-byte stores).
+  /// line starting on a multiple of `line_bytes` (16, or wgmma_line_bytes for the sm_90a plan) (kernel::realign_operand,
+  /// a straight copy with 16-byte stores).
   status add_realign(plan& out, step_kind kind, int64_t extent_mn, bool contiguous_k, int bytes_per_element,
-                     operand_source& source) {
+                     operand_source& source, int line_bytes = 16) {
     const int64_t k = call_.problem.k;
     plan_step& s = add_copy_step(out, kind, source);
-    const int64_t vector = 16 / bytes_per_element;
+    const int64_t vector = 16 / bytes_per_element;  // what one thread of kernel::realign_operand writes
     const int64_t contiguous = contiguous_k ? k : extent_mn, lines = contiguous_k ? extent_mn : k;
-    const int64_t ld = round_up(contiguous, vector);
+    const int64_t ld = round_up(contiguous, line_bytes / bytes_per_element);
     s.keep_layout = true;
     s.extent_mn = contiguous;
     s.extent_k = lines;
@@ -457,58 +458,47 @@ class planner {
     if (t_.pack_keeps_layout) return add_realign(out, kind, extent_mn, contiguous_k, bytes_per_element, source);
     const int64_t k = call_.problem.k;
     plan_step& s = add_copy_step(out, kind, source);
-    const int64_t ld = round_up(extent_mn, extent_mn >= 8 * t_.pack_padding ? t_.pack_padding : 4);
-    s.extent_mn = extent_mn;
-    s.extent_k = k;
-    s.ld_packed = ld;
     s.contiguous_k = contiguous_k;
-    s.threads = kernel::pack_tile * kernel::pack_rows;
-    s.grid_x = kernel::tiles_for(ld, kernel::pack_tile);  // the zeroed padding too
-    s.grid_y = std::min<int64_t>(kernel::tiles_for(k, kernel::pack_tile), kernel::max_grid_y);
-    source.ld = ld;
-    source.readable = ld;
-    packed_bytes_ += round_up_bytes(size_t(ld) * size_t(k) * size_t(bytes_per_element));
-    return s.grid_x <= kernel::max_grid_x ? status::success : fail_too_many_tiles(s.grid_x, 1);
+    const int64_t ld = round_up(extent_mn, extent_mn >= 8 * t_.pack_padding ? t_.pack_padding : 4);
+    return tile_copy(s, source, extent_mn, ld, k, ld, size_t(ld) * size_t(k) * size_t(bytes_per_element));
   }
 
   /// The K-major copy of an operand stored along m (n): extent_mn lines of k elements, each line padded with zeros
-  /// to a whole 16-byte vector (kernel::pack_operand with the roles of k and mn swapped: a transposition through
+  /// to a multiple of wgmma_line_bytes (kernel::pack_operand with the roles of k and mn swapped: a transposition through
   /// shared memory).
   status add_to_k_major(plan& out, step_kind kind, int64_t extent_mn, int bytes_per_element, operand_source& source) {
-    const int64_t k = call_.problem.k;
     plan_step& s = add_copy_step(out, kind, source);
-    const int64_t ld = round_up(k, 16 / bytes_per_element);
     s.to_k_major = true;
-    s.extent_mn = extent_mn;
-    s.extent_k = k;
-    s.ld_packed = ld;
-    s.threads = kernel::pack_tile * kernel::pack_rows;
-    s.grid_x = kernel::tiles_for(ld, kernel::pack_tile);  // the zeroed padding too
-    s.grid_y = std::min<int64_t>(kernel::tiles_for(extent_mn, kernel::pack_tile), kernel::max_grid_y);
-    source.ld = ld;
-    source.readable = 0;
-    packed_bytes_ += round_up_bytes(size_t(ld) * size_t(extent_mn) * size_t(bytes_per_element));
-    return s.grid_x <= kernel::max_grid_x ? status::success : fail_too_many_tiles(s.grid_x, 1);
+    const int64_t ld = round_up(call_.problem.k, t_.wgmma_line_bytes / bytes_per_element);
+    const size_t bytes = size_t(ld) * size_t(extent_mn) * size_t(bytes_per_element);
+    return tile_copy(s, source, extent_mn, ld, extent_mn, 0, bytes);
   }
 
   /// The 3xTF32 split of one float operand (extent_mn x k, contiguous along k when `contiguous_k`): extent_mn lines
-  /// of big TF32 parts, then extent_mn lines of small parts, each k elements padded with zeros to 16 bytes
-  /// (kernel::split_tf32_k_major).
+  /// of big TF32 parts, then extent_mn lines of small parts, each k elements padded with zeros to a multiple of
+  /// wgmma_line_bytes (kernel::split_tf32_k_major).
   status add_split(plan& out, step_kind kind, int64_t extent_mn, bool contiguous_k, operand_source& source) {
-    const int64_t k = call_.problem.k;
     plan_step& s = add_copy_step(out, kind, source);
-    const int64_t ld = round_up(k, 4);
     s.split_tf32 = true;
     s.contiguous_k = contiguous_k;
+    const int64_t ld = round_up(call_.problem.k, t_.wgmma_line_bytes / int64_t(sizeof(float)));
+    return tile_copy(s, source, extent_mn, ld, extent_mn, 0, size_t(ld) * size_t(2 * extent_mn) * sizeof(float));
+  }
+
+  /// The rest of a copy made by pack_tile x pack_tile tiles (kernel::pack_operand, kernel::split_tf32_k_major): its
+  /// extents, leading dimension `ld` (the padded contiguous extent, whose padding it zeroes: the grid's x covers
+  /// it), the extent its grid's y walks, what the gemm steps may read of it, and its bytes in the workspace.
+  status tile_copy(plan_step& s, operand_source& source, int64_t extent_mn, int64_t ld, int64_t extent_y,
+                   int64_t readable, size_t bytes) {
     s.extent_mn = extent_mn;
-    s.extent_k = k;
+    s.extent_k = call_.problem.k;
     s.ld_packed = ld;
     s.threads = kernel::pack_tile * kernel::pack_rows;
     s.grid_x = kernel::tiles_for(ld, kernel::pack_tile);
-    s.grid_y = std::min<int64_t>(kernel::tiles_for(extent_mn, kernel::pack_tile), kernel::max_grid_y);
+    s.grid_y = std::min<int64_t>(kernel::tiles_for(extent_y, kernel::pack_tile), kernel::max_grid_y);
     source.ld = ld;
-    source.readable = 0;
-    packed_bytes_ += round_up_bytes(size_t(ld) * size_t(2 * extent_mn) * sizeof(float));
+    source.readable = readable;
+    packed_bytes_ += round_up_bytes(bytes);
     return s.grid_x <= kernel::max_grid_x ? status::success : fail_too_many_tiles(s.grid_x, 1);
   }
 
@@ -527,7 +517,7 @@ class planner {
                                  : add_to_k_major(out, kind, extent_mn, bytes_per_element, source);
     }
     if (vectors_fit(base, ld, t_.wgmma.vector_width, bytes_per_element)) return status::success;
-    return add_realign(out, kind, extent_mn, k_major, bytes_per_element, source);
+    return add_realign(out, kind, extent_mn, k_major, bytes_per_element, source, t_.wgmma_line_bytes);
   }
 
   /// Whether the product runs on the entry's sm_90a kernel: the entry has one, the device runs the sm_90a image,

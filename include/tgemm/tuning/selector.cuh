@@ -234,6 +234,7 @@ struct tuning_values {
   double wgmma_min_wave = 0;                 ///< See simt_f32_thresholds::wgmma_min_wave.
   bool wgmma_persistent = false;             ///< See simt_f32_thresholds::wgmma_persistent.
   int wgmma_group_m = 1;                     ///< See simt_f32_thresholds::wgmma_group_m.
+  int wgmma_line_bytes = 16;                 ///< See simt_f32_thresholds::wgmma_line_bytes.
   bool wgmma_mn_major_a = true;              ///< The sm_90a kernel reads an A stored along m in place.
   bool wgmma_mn_major_b = true;              ///< The sm_90a kernel reads a B stored along n in place (not TF32).
   bool wgmma_split_tf32 = false;             ///< The sm_90a kernel reads operands split into TF32 parts (3xTF32).
@@ -270,6 +271,7 @@ tuning_values values_of() {
   v.wgmma_min_wave = Entry::wgmma_min_wave;
   v.wgmma_persistent = Entry::wgmma_persistent;
   v.wgmma_group_m = Entry::wgmma_group_m;
+  v.wgmma_line_bytes = Entry::wgmma_line_bytes;
   return v;
 }
 

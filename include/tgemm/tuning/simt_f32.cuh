@@ -89,6 +89,10 @@ struct simt_f32_thresholds {
   /// Tile rows per group of the sm_90a kernel's tile order (kernel::wgmma_tile): blocks running together share
   /// strips of A and B in L2.
   static constexpr int wgmma_group_m = 16;
+  /// The sm_90a plan's operand copies (realigned, K-major or split) start each line on a multiple of this many
+  /// bytes: TMA reads 128-byte box rows, and rows that straddle two 128-byte segments of memory cost it (see
+  /// docs/performance.md, 4097^3).
+  static constexpr int wgmma_line_bytes = 128;
 };
 
 /// Turing (sm_75): 64 KiB of shared memory per SM and no cp.async; the second stage is filled with plain
