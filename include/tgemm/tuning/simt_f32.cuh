@@ -90,8 +90,9 @@ struct simt_f32_thresholds {
   /// strips of A and B in L2.
   static constexpr int wgmma_group_m = 16;
   /// The sm_90a plan's operand copies (realigned, K-major or split) start each line on a multiple of this many
-  /// bytes: TMA reads 128-byte box rows, and rows that straddle two 128-byte segments of memory cost it (see
-  /// docs/performance.md, 4097^3).
+  /// bytes: TMA reads 128-byte box rows, and rows that straddle two 128-byte segments of memory cost it. On an H200
+  /// (tgemm_bench_tensorop --set odd), 4097^3 with lines padded to 16 bytes against 128: bf16 356.7 -> 475.5
+  /// TFLOP/s, TF32 187.5 -> 257.9, 3xTF32 72.7 -> 110.2.
   static constexpr int wgmma_line_bytes = 128;
 };
 
