@@ -96,17 +96,20 @@ __device__ __forceinline__ void wgmma_fence_registers(uint32_t (&a)[Count]) {
 // registers (%0 onwards), and one statement around them. The operands after the accumulators: the A descriptor (or
 // A's four registers), B's descriptor, the accumulate flag (0: D = A B, 1: D += A B) and, for 16-bit elements, the
 // transpose flags of A and B (immediates: 1 = MN-major). All these macros are undefined after their users.
+/// The text of 64 accumulator operands, "%0, ..., %63".
 #define TGEMM_WGMMA_D64_TEXT                                                                                  \
   "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                                    \
   "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "                          \
   "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "                          \
   "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+/// The text of 128 accumulator operands, "%0, ..., %127".
 #define TGEMM_WGMMA_D128_TEXT                                                                                 \
   TGEMM_WGMMA_D64_TEXT ", "                                                                                   \
   "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "                          \
   "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "                          \
   "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "              \
   "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+/// The output operands of 64 accumulators d[0] .. d[63], read and written.
 #define TGEMM_WGMMA_D64_OPERANDS                                                                              \
   "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),             \
   "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),       \
@@ -116,6 +119,7 @@ __device__ __forceinline__ void wgmma_fence_registers(uint32_t (&a)[Count]) {
   "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),     \
   "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),     \
   "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+/// The output operands of 128 accumulators d[0] .. d[127], read and written.
 #define TGEMM_WGMMA_D128_OPERANDS                                                                             \
   TGEMM_WGMMA_D64_OPERANDS,                                                                                   \
   "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),     \
