@@ -53,8 +53,9 @@ inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
 
 /// The tensor map of an operand stored as `lines` lines of `contiguous` elements, `ld` elements apart, read in boxes
 /// of 128 contiguous bytes (the swizzle span: 64 16-bit elements or 32 floats, rounded to TF32 on the way) by
-/// `box_lines` lines with the 128-byte swizzle. A K-major operand has k contiguous and one line per row of op(A) (column of op(B)); an MN-major
-/// one has m (n) contiguous and one line per k. TMA needs `base` 16-byte aligned and `ld` a multiple of 16 bytes.
+/// `box_lines` lines with the 128-byte swizzle. A K-major operand has k contiguous and one line per row of op(A)
+/// (column of op(B)); an MN-major one has m (n) contiguous and one line per k. TMA needs `base` 16-byte aligned and
+/// `ld` a multiple of 16 bytes.
 /// Returns false (and leaves `map` unspecified) where the driver refuses the geometry or lacks the function.
 template <class Element>
 bool encode_sw128_map(CUtensorMap& map, const Element* base, int64_t contiguous, int64_t lines, int64_t ld,

@@ -117,6 +117,21 @@ struct tuned_kernels {
 
   /// The table's sm_90a kernel policy (void: none); its kernels are made ready on first use, not by read_facts().
   using wgmma_policy = typename Table::wgmma;
+  /// Whether that policy is 3xTF32's, whose plans split the operands first.
+  static constexpr bool splits_tf32 = [] {
+    if constexpr (std::is_void<wgmma_policy>::value) {
+      return false;
+    } else {
+      return wgmma_policy::split;
+    }
+  }();
+
+  /// A plan with a split step for a table without a 3xTF32 kernel: the planner never makes one.
+  static status no_split_kernel(int device) {
+    return fail(status::cuda_error, cudaErrorInvalidDeviceFunction,
+                "internal error: a plan splits an operand into TF32 parts for a table without a 3xTF32 kernel "
+                "(device %d)", device);
+  }
 
   op op_a;  ///< The plan's op(A) for its gemm steps.
   op op_b;  ///< The plan's op(B).
@@ -124,8 +139,11 @@ struct tuned_kernels {
   /// Makes a sm_90a step's kernel ready (its gemm, or a 3xTF32 operand split); nothing to do for the others
   /// (read_facts() prepared them).
   status prepare(const plan_step& s, int device) const {
+    if (s.split_tf32) {
+      if constexpr (splits_tf32) return wgmma_kernels<wgmma_policy>::prepare_split(s.contiguous_k, device);
+      return no_split_kernel(device);
+    }
     if constexpr (!std::is_void<wgmma_policy>::value) {
-      if (s.split_tf32) return wgmma_kernels<wgmma_policy>::prepare_split(s.contiguous_k, device);
       if (s.wgmma) return wgmma_kernels<wgmma_policy>::prepare(op_a, op_b, device);
     }
     return status::success;
@@ -134,17 +152,14 @@ struct tuned_kernels {
   /// Launches a 3xTF32 split step of a plan: `source` (leading dimension ld) into the workspace at `to`.
   status launch_split(const plan_step& s, const void* source, int64_t ld, std::byte* to, cudaStream_t stream,
                       int device) const {
-    if constexpr (!std::is_void<wgmma_policy>::value) {
-      if constexpr (wgmma_policy::split) {
-        return wgmma_kernels<wgmma_policy>::launch_split(s.contiguous_k, static_cast<const float*>(source), ld,
-                                                         s.extent_mn, s.extent_k, reinterpret_cast<float*>(to),
-                                                         s.ld_packed, s.grid_x, s.grid_y, stream, device);
-      }
+    if constexpr (splits_tf32) {
+      return wgmma_kernels<wgmma_policy>::launch_split(s.contiguous_k, static_cast<const float*>(source), ld,
+                                                       s.extent_mn, s.extent_k, reinterpret_cast<float*>(to),
+                                                       s.ld_packed, s.grid_x, s.grid_y, stream, device);
+    } else {
+      (void)s, (void)source, (void)ld, (void)to, (void)stream;
+      return no_split_kernel(device);
     }
-    (void)source, (void)ld, (void)to, (void)stream;
-    return fail(status::cuda_error, cudaErrorInvalidDeviceFunction,
-                "internal error: a plan splits an operand into TF32 parts for a table without a 3xTF32 kernel "
-                "(step %s, device %d)", s.kind == step_kind::pack_a ? "pack A" : "pack B", device);
   }
 
   /// Launches a gemm step of a plan.

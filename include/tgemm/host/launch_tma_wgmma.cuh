@@ -61,7 +61,8 @@ inline status check_tma_wgmma_image(int device) {
 }
 
 /// The Hopper kernels of one policy, one per op pair of the column-major call that it reads (TF32: op(B) = B;
-/// 3xTF32: its K-major split copies, op(A) = A^T too): made ready and launched for a block of C. The operands' layouts decide the tensor maps (kernel/gemm_tma_wgmma.cuh).
+/// 3xTF32: its K-major split copies, op(A) = A^T too): made ready and launched for a block of C. The operands'
+/// layouts decide the tensor maps (kernel/gemm_tma_wgmma.cuh).
 template <class Policy>
 struct wgmma_kernels {
   using A = typename Policy::element_a;
@@ -119,18 +120,12 @@ struct wgmma_kernels {
     });
   }
 
-  /// Makes the 3xTF32 split kernel for a source stored along k (or mn) ready on `device`.
+  /// Makes the 3xTF32 split kernel for a source stored along k (or mn) ready on `device` (3xTF32 policies only).
   static status prepare_split(bool contiguous_k, int device) {
-    if constexpr (Policy::split) {
-      constexpr auto along_k = &kernel::split_tf32_k_major<true>, along_mn = &kernel::split_tf32_k_major<false>;
-      return contiguous_k ? prepare_kernel_once<along_k>(device, 0, "the 3xTF32 operand-splitting kernel")
-                          : prepare_kernel_once<along_mn>(device, 0, "the 3xTF32 operand-splitting kernel");
-    } else {
-      (void)contiguous_k, (void)device;
-      return fail(status::cuda_error, cudaErrorInvalidDeviceFunction,
-                  "internal error: a plan splits an operand for policy %s, which is not 3xTF32",
-                  Policy::name().c_str());
-    }
+    static_assert(Policy::split, "only a 3xTF32 policy reads split operands");
+    constexpr auto along_k = &kernel::split_tf32_k_major<true>, along_mn = &kernel::split_tf32_k_major<false>;
+    return contiguous_k ? prepare_kernel_once<along_k>(device, 0, "the 3xTF32 operand-splitting kernel")
+                        : prepare_kernel_once<along_mn>(device, 0, "the 3xTF32 operand-splitting kernel");
   }
 
   /// Splits an extent_mn x extent_k float operand (source stored along k when `contiguous_k`, leading dimension
@@ -139,18 +134,12 @@ struct wgmma_kernels {
   static status launch_split(bool contiguous_k, const float* source, int64_t ld, int64_t extent_mn, int64_t extent_k,
                              float* to, int64_t ld_to, int64_t grid_x, int64_t grid_y, cudaStream_t stream,
                              int device) {
-    if constexpr (Policy::split) {
-      const dim3 grid{unsigned(grid_x), unsigned(grid_y)}, block{kernel::pack_tile, kernel::pack_rows};
-      void (*const split)(const float*, int64_t, int64_t, int64_t, float*, int64_t) =
-          contiguous_k ? &kernel::split_tf32_k_major<true> : &kernel::split_tf32_k_major<false>;
-      return launch_kernel(split, grid, block, 0, stream, device,
-                           "launching the 3xTF32 operand-splitting kernel", source, ld, extent_mn, extent_k, to,
-                           ld_to);
-    } else {
-      (void)contiguous_k, (void)source, (void)ld, (void)extent_mn, (void)extent_k, (void)to, (void)ld_to;
-      (void)grid_x, (void)grid_y, (void)stream;
-      return prepare_split(false, device);
-    }
+    static_assert(Policy::split, "only a 3xTF32 policy reads split operands");
+    const dim3 grid{unsigned(grid_x), unsigned(grid_y)}, block{kernel::pack_tile, kernel::pack_rows};
+    void (*const split)(const float*, int64_t, int64_t, int64_t, float*, int64_t) =
+        contiguous_k ? &kernel::split_tf32_k_major<true> : &kernel::split_tf32_k_major<false>;
+    return launch_kernel(split, grid, block, 0, stream, device, "launching the 3xTF32 operand-splitting kernel",
+                         source, ld, extent_mn, extent_k, to, ld_to);
   }
 
   static int64_t tiles_m(int64_t m) { return (m + Policy::block_m - 1) / Policy::block_m; }

@@ -14,7 +14,8 @@
 /// op(B) = B) is K-major, copied as one box of block_k (128 bytes) by the tile's lines; one read along m or n
 /// (op(A) = A, op(B) = B^T) is MN-major, copied as 64 x 64 boxes, 64 elements of m (n) by 64 k, one per 64-wide
 /// chunk of the tile; wgmma reads either through its descriptor and transpose flag, so no 16-bit layout costs a
-/// copy. TF32 has no transpose flag: both operands must be K-major (the planner copies the others first). 3xTF32
+/// copy. TF32 has no transpose flag: B must be K-major (the planner copies a B stored along n first), and an A
+/// stored along m goes to wgmma through registers, loaded from its swizzled boxes. 3xTF32
 /// reads split copies (kernel/split_tf32.cuh): each map covers the big parts' lines, then the small parts' from
 /// out.small_line_a (_b) on; a stage holds both; each k step adds small x big and big x small into one set of
 /// accumulators and big x big into another, which starts afresh each stage and is added to the tile's sum in FP32.

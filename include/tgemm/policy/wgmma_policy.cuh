@@ -21,8 +21,9 @@ namespace tgemm {
 /// A Hopper tile: Block = block_shape<m, n, k>, `Stages` shared-memory slices, Element (A and B) 16-bit or float,
 /// ElementC the same type or float; float accumulators and scalars. Float elements multiply as TF32
 /// (Math = math_mode::tf32) or as 3xTF32 (math_mode::tf32x3: each operand split beforehand into big and small TF32
-/// parts, kernel/split_tf32.cuh; a stage holds both parts, each k step issues three wgmmas, and the cross products
-/// go to a second set of accumulators: 3xTF32 tiles take block_n = 128).
+/// parts, kernel/split_tf32.cuh; a stage holds both parts, each k step issues three wgmmas, and the consumers keep
+/// three sets of accumulators: the tile's sum, the stage's big products and the cross products, so 3xTF32 tiles
+/// take block_n = 128).
 template <class Block, int Stages, class Element, class ElementC = Element,
           math_mode Math = std::is_same<Element, float>::value ? math_mode::tf32 : math_mode::strict>
 struct wgmma_policy {
@@ -75,7 +76,7 @@ struct wgmma_policy {
   static_assert(block_m == 64 || block_m == 128, "block_shape::m must be 64 or 128 (one or two consumer warpgroups)");
   static_assert(block_n == 128 || block_n == 256, "block_shape::n must be 128 or 256 (the wgmma N tgemm wraps)");
   static_assert(!split || block_n == 128,
-                "3xTF32 keeps two sets of accumulators: block_shape::n must be 128 (256 needs more than 255 registers)");
+                "3xTF32 keeps three sets of accumulators: block_shape::n must be 128 (256 needs 384 registers)");
   static_assert(block_k * element_bytes<Element> == 128,
                 "block_shape::k must span one 128-byte swizzle row: 64 16-bit elements or 32 floats");
   static_assert(stages >= 2 && stages <= 8, "wgmma_policy needs between 2 and 8 stages");
