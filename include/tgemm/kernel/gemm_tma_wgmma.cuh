@@ -7,8 +7,9 @@
 /// waiting for a stage to be released, announcing its bytes and starting the two TMA copies. Warpgroups 1..
 /// consumers each own a 64-row strip of the block's tile: they wait for a stage's bytes, issue four wgmmas (32 bytes
 /// of k each) from its swizzled slices, wait for them, release the stage and move on; their float accumulators stay in
-/// registers and go to C at the end (alpha, beta; C is not read when beta is 0). Tile edges need no special case:
-/// TMA fills what lies outside the operands with zeros, and the epilogue writes only inside C.
+/// registers and go to C at the end (alpha, beta; C is not read when beta is 0): 16-bit C through a staging buffer per
+/// warp, as 16-byte pieces of its columns, float C straight from the registers. Tile edges need no special case: TMA
+/// fills what lies outside the operands with zeros, and the epilogue writes only inside C.
 ///
 /// Layouts (C column-major; a row-major call reaches here transposed): an operand read along k (op(A) = A^T,
 /// op(B) = B) is K-major, copied as one box of block_k (128 bytes) by the tile's lines; one read along m or n
@@ -162,6 +163,19 @@ __global__ void __launch_bounds__(Policy::threads, 1)
     const int consumer = warpgroup - 1;
     const int warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
     const bool read_c = out.beta != 0.0f;
+    // 16-bit C goes out through a staging buffer per warp (Policy::epilogue_bytes), as 16-byte pieces of its columns,
+    // where C's pointer and leading dimension allow 16-byte stores: lanes writing 2-byte elements straight from the
+    // accumulators would fill half of each 32-byte sector. Float C is written straight (8 rows of 4 bytes: whole
+    // sectors already; staging it measured slower).
+    using element_c = typename Policy::element_c;
+    constexpr bool staged_epilogue = Policy::epilogue_bytes > 0;
+    constexpr int columns = Policy::epilogue_columns, column_stride = Policy::epilogue_column_stride;
+    static_assert(!staged_epilogue || (sizeof(element_c) == 2 && !Policy::split && bn % columns == 0 &&
+                                       columns % 16 == 0),
+                  "the staged epilogue writes 16-bit C in chunks of 16-column passes");
+    float* staging = reinterpret_cast<float*>(shared + stages * Policy::stage_bytes + 2 * stages * 8) +
+                     ((threadIdx.x - 128) / 32) * columns * column_stride;
+    const bool vector_c = reinterpret_cast<uintptr_t>(out.c) % 16 == 0 && (out.ldc * sizeof(element_c)) % 16 == 0;
     // A through registers (TF32, A stored along m): this thread's fragment elements (arch/wgmma.cuh) are rows
     // g and g + 8 of its warp's 16, columns t and t + 4 of each 8-deep k step. In the swizzled boxes, element (row,
     // k) sits at box row / 32, line k, 16-byte unit (row % 32) / 4 XOR k % 8, word row % 4; a k step is 8 lines
@@ -247,26 +261,69 @@ __global__ void __launch_bounds__(Policy::threads, 1)
         }
         if (threadIdx.x % 128 == 0) arch::mbarrier_arrive(&empty[s]);
       }
-      // wgmma's accumulator layout (arch/wgmma.cuh): warp w's rows 16w + g and 16w + g + 8 of the strip. The
-      // producer meanwhile fills the stages with the next tile's slices.
-      const int64_t row0 = int64_t(tile_m) * Policy::block_m + consumer * 64 + warp * 16 + lane / 4;
-      const int64_t col0 = int64_t(tile_n) * bn + 2 * (lane % 4);
+      // The warp's first row and the tile's first column. The producer meanwhile fills the stages with the next
+      // tile's slices.
+      const int64_t row0 = int64_t(tile_m) * Policy::block_m + consumer * 64 + warp * 16;
+      const int64_t col0 = int64_t(tile_n) * bn;
+      if (staged_epilogue && vector_c && row0 + 16 <= out.m) {
+        // 32 columns at a time: the warp writes its accumulators (wgmma's layout, arch/wgmma.cuh: rows g and g + 8
+        // of its 16, columns 2t and 2t + 1 of each 8) into its staging buffer as floats, then each lane reads back
+        // 8 rows of a column and writes them as 16 contiguous bytes of C (C column-major), reading C there first
+        // when beta is not 0.
+#pragma unroll
+        for (int chunk = 0; chunk < bn / columns; ++chunk) {
+#pragma unroll
+          for (int j = 0; j < columns / 8; ++j) {
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+#pragma unroll
+              for (int e = 0; e < 2; ++e) {
+                staging[(8 * j + 2 * (lane % 4) + e) * column_stride + lane / 4 + 8 * h] =
+                    acc[4 * (chunk * columns / 8 + j) + 2 * h + e];
+              }
+            }
+          }
+          __syncwarp();
+#pragma unroll
+          for (int pass = 0; pass < columns / 16; ++pass) {
+            const int column = pass * 16 + lane / 2, half = lane % 2;  // two 8-row halves per column
+            const int64_t col = col0 + chunk * columns + column;
+            const float4 low = *reinterpret_cast<const float4*>(staging + column * column_stride + 8 * half);
+            const float4 high = *reinterpret_cast<const float4*>(staging + column * column_stride + 8 * half + 4);
+            const float value[8] = {low.x, low.y, low.z, low.w, high.x, high.y, high.z, high.w};
+            if (col < out.n) {
+              element_c* c = out.c + (row0 + 8 * half) + col * out.ldc;
+              alignas(16) element_c piece[8];
+              if (read_c) *reinterpret_cast<uint4*>(piece) = *reinterpret_cast<const uint4*>(c);
+#pragma unroll
+              for (int q = 0; q < 8; ++q) {
+                const float scaled = out.alpha * value[q];
+                piece[q] = convert<element_c>(read_c ? scaled + out.beta * convert<float>(piece[q]) : scaled);
+              }
+              *reinterpret_cast<uint4*>(c) = *reinterpret_cast<const uint4*>(piece);
+            }
+          }
+          __syncwarp();  // the buffer is read before the next chunk overwrites it
+        }
+        continue;
+      }
+      // Straight from the accumulators: each lane writes rows g and g + 8, columns 2t and 2t + 1 of each 8.
 #pragma unroll
       for (int j = 0; j < bn / 8; ++j) {
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
 #pragma unroll
           for (int e = 0; e < 2; ++e) {
-            const int64_t row = row0 + 8 * h, col = col0 + 8 * j + e;
+            const int64_t row = row0 + lane / 4 + 8 * h, col = col0 + 8 * j + 2 * (lane % 4) + e;
             if (row < out.m && col < out.n) {
-              typename Policy::element_c* c = out.c + row + col * out.ldc;
+              element_c* c = out.c + row + col * out.ldc;
               // alpha acc + beta C written out here rather than through device/epilogue.cuh's combine (the same
               // arithmetic): combine's "C or zero" argument cost 1.7-1.9 % at 4096^3 and 8192^3 (paired runs).
               const int i = 4 * j + 2 * h + e;
               float sum = acc[i];
               if constexpr (Policy::split) sum += acc_small[i];
               const float scaled = out.alpha * sum;
-              *c = convert<typename Policy::element_c>(read_c ? scaled + out.beta * convert<float>(*c) : scaled);
+              *c = convert<element_c>(read_c ? scaled + out.beta * convert<float>(*c) : scaled);
             }
           }
         }

@@ -58,8 +58,18 @@ struct wgmma_policy {
   static constexpr int threads = 128 * (consumers + 1);
   /// Bytes of one stage: an A slice and a B slice (each in big and small parts for 3xTF32).
   static constexpr int stage_bytes = operand_parts * (block_m + block_n) * block_k * element_bytes<Element>;
-  /// Shared memory one block needs: the stages, 1024 bytes to align them to the swizzle pattern, the barriers.
-  static constexpr int shared_bytes = stages * stage_bytes + 1024 + 2 * stages * 8;
+  /// Columns of C a consumer warp stages at a time in the epilogue (16 rows of each, as floats).
+  static constexpr int epilogue_columns = 32;
+  /// Floats from one staged column to the next: 16 rows and 4 of padding, so that the accumulators' writes (8 rows by
+  /// 4 column pairs per instruction) fall in 32 different banks and each column stays 16-byte aligned.
+  static constexpr int epilogue_column_stride = 20;
+  /// Bytes of the epilogue's staging buffers, one per consumer warp: 16-bit C only (kernel/gemm_tma_wgmma.cuh says
+  /// why); 0 for float C.
+  static constexpr int epilogue_bytes =
+      element_bytes<ElementC> == 2 ? consumers * 4 * epilogue_columns * epilogue_column_stride * 4 : 0;
+  /// Shared memory one block needs: the stages, 1024 bytes to align them to the swizzle pattern, the barriers, the
+  /// epilogue's staging buffers.
+  static constexpr int shared_bytes = stages * stage_bytes + 1024 + 2 * stages * 8 + epilogue_bytes;
   /// Elements per 16-byte TMA unit: leading dimensions must be multiples of it, pointers 16-byte aligned.
   static constexpr int vector_width = 16 / element_bytes<Element>;
   /// Elements per store of C: the epilogue stores element by element (C needs no alignment).
