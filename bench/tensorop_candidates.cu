@@ -19,41 +19,11 @@
 #include <vector>
 
 #include "check_cuda.hpp"
+#include "tensorop_candidates.hpp"
 
 namespace {
 
-using tgemm::block_shape;
-using tgemm::math_mode;
-using tgemm::mma_shape;
-using tgemm::warp_shape;
-template <int M, int N, int K, int WM, int WN, int S>
-using candidate =
-    tgemm::tensorop_policy<block_shape<M, N, K>, warp_shape<WM, WN>, mma_shape<16, 8, 16>, S, __nv_bfloat16>;
-template <int M, int N, int K, int WM, int WN, int S, math_mode Math>
-using tf32_candidate =
-    tgemm::tensorop_policy<block_shape<M, N, K>, warp_shape<WM, WN>, mma_shape<16, 8, 8>, S, float, float, Math>;
-
-template <int M, int N, int WM, int WN, int K, int S, int BK = 16, int RasterGroup = 8>
-using f64_candidate = tgemm::tensorop_policy<block_shape<M, N, BK>, warp_shape<WM, WN>, mma_shape<16, 8, K>, S, double,
-                                             double, math_mode::strict, RasterGroup>;
-
-template <class Element>
-struct contender {
-  std::string name;
-  tgemm::status (*run)(int64_t, const Element*, const Element*, Element*);
-};
-
-template <class P>
-tgemm::status run_policy(int64_t n, const typename P::element_a* a, const typename P::element_a* b,
-                         typename P::element_a* c) {
-  return tgemm::launch<P>(tgemm::layout::col_major, tgemm::op::none, tgemm::op::none, n, n, n, 1.0f, a, n, b, n, 0.0f,
-                          c, n);
-}
-
-template <class P>
-contender<typename P::element_a> make() {
-  return {P::name(), &run_policy<P>};
-}
+using tgemm::bench::contender;
 
 cublasHandle_t handle;
 template <class Element, cublasComputeType_t Compute>
@@ -122,6 +92,14 @@ int time_all(const std::vector<contender<Element>>& all, const std::vector<int64
   return 0;
 }
 
+// The references first (the first one is what the ratios are against), then the candidates.
+template <class Element>
+std::vector<contender<Element>> joined(std::vector<contender<Element>> first,
+                                       const std::vector<contender<Element>>& rest) {
+  first.insert(first.end(), rest.begin(), rest.end());
+  return first;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -140,48 +118,15 @@ int main(int argc, char** argv) {
   }
   if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS) return 1;
   if (type == "tf32") {
-    return time_all<float>(
-        {
-            {"cublasGemmEx TF32", &run_cublas<float, CUBLAS_COMPUTE_32F_FAST_TF32>},
-            {"tgemm strict FP32", &run_strict},
-            make<tf32_candidate<128, 128, 16, 64, 32, 4, math_mode::tf32>>(),
-            make<tf32_candidate<128, 128, 32, 64, 32, 3, math_mode::tf32>>(),
-            make<tf32_candidate<128, 256, 16, 64, 64, 4, math_mode::tf32>>(),
-            make<tf32_candidate<256, 128, 16, 64, 64, 4, math_mode::tf32>>(),
-            make<tf32_candidate<128, 128, 16, 64, 64, 4, math_mode::tf32>>(),
-            make<tf32_candidate<128, 128, 16, 64, 32, 4, math_mode::tf32x3>>(),
-            make<tf32_candidate<128, 128, 32, 64, 32, 3, math_mode::tf32x3>>(),
-            make<tf32_candidate<128, 64, 16, 32, 32, 4, math_mode::tf32x3>>(),
-        },
-        sizes, reps);
+    return time_all(joined({{"cublasGemmEx TF32", &run_cublas<float, CUBLAS_COMPUTE_32F_FAST_TF32>},
+                            {"tgemm strict FP32", &run_strict}},
+                           tgemm::bench::tf32_candidates()),
+                    sizes, reps);
   }
   if (type == "f64") {
-    return time_all<double>(
-        {
-            {"cublasDgemm", &run_dgemm},
-            make<f64_candidate<128, 128, 32, 64, 4, 3>>(),
-            make<f64_candidate<128, 128, 32, 64, 4, 4>>(),
-            make<f64_candidate<128, 128, 32, 64, 4, 2, 32>>(),
-            make<f64_candidate<128, 128, 32, 64, 8, 3>>(),
-            make<f64_candidate<128, 128, 64, 32, 4, 4>>(),
-            make<f64_candidate<256, 64, 64, 32, 4, 3>>(),
-            make<f64_candidate<128, 128, 32, 64, 4, 3, 16, 4>>(),
-            make<f64_candidate<128, 128, 32, 64, 4, 3, 16, 16>>(),
-            make<f64_candidate<128, 64, 32, 32, 8, 4>>(),
-        },
-        sizes, reps);
+    return time_all(joined({{"cublasDgemm", &run_dgemm}}, tgemm::bench::f64_candidates()), sizes, reps);
   }
-  return time_all<__nv_bfloat16>(
-      {
-          {"cublasGemmEx", &run_cublas<__nv_bfloat16, CUBLAS_COMPUTE_32F>},
-          make<candidate<128, 256, 32, 64, 64, 4>>(),
-          make<candidate<128, 256, 32, 64, 64, 3>>(),
-          make<candidate<256, 128, 32, 64, 64, 4>>(),
-          make<candidate<256, 128, 32, 64, 64, 3>>(),
-          make<candidate<128, 128, 32, 64, 64, 4>>(),
-          make<candidate<128, 128, 64, 64, 32, 3>>(),
-          make<candidate<128, 128, 32, 64, 32, 4>>(),
-          make<candidate<64, 64, 32, 32, 32, 4>>(),
-      },
-      sizes, reps);
+  return time_all(joined({{"cublasGemmEx", &run_cublas<__nv_bfloat16, CUBLAS_COMPUTE_32F>}},
+                         tgemm::bench::bf16_candidates()),
+                  sizes, reps);
 }
