@@ -72,7 +72,8 @@ struct wgmma_policy {
   static constexpr int shared_bytes = stages * stage_bytes + 1024 + 2 * stages * 8 + epilogue_bytes;
   /// Elements per 16-byte TMA unit: leading dimensions must be multiples of it, pointers 16-byte aligned.
   static constexpr int vector_width = 16 / element_bytes<Element>;
-  /// Elements per store of C: the epilogue stores element by element (C needs no alignment).
+  /// Elements per store of C the planner must allow for: 1, C needs no alignment (the kernel itself uses 16-byte
+  /// stores for 16-bit C only where C's pointer and leading dimension allow them).
   static constexpr int store_width = 1;
 
   static_assert(std::is_same<Element, __half>::value || std::is_same<Element, __nv_bfloat16>::value ||
