@@ -9,7 +9,7 @@
 // twice the L2, rotated launch by launch; warm-up launches; then at least --reps timed launches, each between
 // two CUDA events; the median is reported. Peak = SMs x 128 FP32 lanes x 2 flops x the SM clock the device reports.
 //
-// Usage: tgemm_bench [--set all|square|odd|skinny|layouts|thin|narrow|progression|candidates] [--reps N] [--out DIR] [--quick]
+// Usage: tgemm_bench [--set all|square|odd|skinny|layouts|thin|narrow|unaligned|progression|candidates] [--reps N] [--out DIR] [--quick]
 #include <tgemm/gemm.cuh>
 
 #include "check_cublas.hpp"
@@ -196,7 +196,7 @@ int main(int argc, char** argv) {
     else if (arg == "--out" && i + 1 < argc) out_dir = argv[++i];
     else if (arg == "--quick") quick = true;
     else {
-      std::fprintf(stderr, "usage: %s [--set all|square|odd|skinny|layouts|thin|narrow|progression|candidates] [--reps N] "
+      std::fprintf(stderr, "usage: %s [--set all|square|odd|skinny|layouts|thin|narrow|unaligned|progression|candidates] [--reps N] "
                    "[--out DIR] [--quick]\n", argv[0]);
       return 2;
     }
@@ -254,6 +254,15 @@ int main(int argc, char** argv) {
     for (const auto& t : narrow) {
       for (op a : {op::none, op::transpose}) {
         for (op b : {op::none, op::transpose}) add(t[0], t[1], t[2], "narrow", layout::col_major, a, b);
+      }
+    }
+  }
+  if (set == "unaligned") {
+    // Odd sizes whose leading dimensions rule out vector loads, too small to repack (the unaligned slot), every op
+    // pair; not part of "all".
+    for (int64_t e : {127, 255, 401}) {
+      for (op a : {op::none, op::transpose}) {
+        for (op b : {op::none, op::transpose}) add(e, e, e, "unalign", layout::col_major, a, b);
       }
     }
   }
