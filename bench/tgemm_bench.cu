@@ -237,34 +237,28 @@ int main(int argc, char** argv) {
       }
     }
   }
+  // Column-major, once per op pair: the thin, narrow and unaligned sets, which time every kernel of their slots.
+  auto add_every_op_pair = [&](int64_t m, int64_t n, int64_t k, const char* group) {
+    for (op a : {op::none, op::transpose}) {
+      for (op b : {op::none, op::transpose}) add(m, n, k, group, layout::col_major, a, b);
+    }
+  };
   if (set == "thin") {
-    // m or n of at most 16 (the tiny tiles), every op pair; not part of "all", which is the issue's shape set.
+    // m or n of at most 16 (the tiny tiles); not part of "all", which is the issue's shape set.
     const int64_t thin[][3] = {{16, 8192, 8192}, {8, 8192, 8192}, {8192, 16, 8192}, {8192, 8, 8192},
                                {12, 2048, 20000}, {20000, 12, 2048}, {1, 8192, 8192}};
-    for (const auto& t : thin) {
-      for (op a : {op::none, op::transpose}) {
-        for (op b : {op::none, op::transpose}) add(t[0], t[1], t[2], "thin", layout::col_major, a, b);
-      }
-    }
+    for (const auto& t : thin) add_every_op_pair(t[0], t[1], t[2], "thin");
   }
   if (set == "narrow") {
-    // 16 < m (or n) <= 32 (the narrow tiles), every op pair; not part of "all".
+    // 16 < m (or n) <= 32 (the narrow tiles); not part of "all".
     const int64_t narrow[][3] = {{32, 8192, 8192}, {8192, 32, 8192}, {24, 4096, 4096}, {4096, 24, 4096},
                                  {32, 2048, 2048}};
-    for (const auto& t : narrow) {
-      for (op a : {op::none, op::transpose}) {
-        for (op b : {op::none, op::transpose}) add(t[0], t[1], t[2], "narrow", layout::col_major, a, b);
-      }
-    }
+    for (const auto& t : narrow) add_every_op_pair(t[0], t[1], t[2], "narrow");
   }
   if (set == "unaligned") {
-    // Odd sizes whose leading dimensions rule out vector loads, too small to repack (the unaligned slot), every op
-    // pair; not part of "all".
-    for (int64_t e : {127, 255, 401}) {
-      for (op a : {op::none, op::transpose}) {
-        for (op b : {op::none, op::transpose}) add(e, e, e, "unalign", layout::col_major, a, b);
-      }
-    }
+    // Odd sizes whose leading dimensions rule out vector loads, too small to repack (the unaligned slot); not part
+    // of "all".
+    for (int64_t e : {127, 255, 401}) add_every_op_pair(e, e, e, "unalign");
   }
   if (set == "progression") {
     for (int64_t s : {1024, 4096}) add(s, s, s, "progression");
