@@ -205,4 +205,28 @@ __host__ __device__ __forceinline__ To convert(From value) {
   }
 }
 
+/// Two floats as two 16-bit elements of type T (__half or __nv_bfloat16) in one 32-bit word, rounded to nearest
+/// (even): `low` in the low half (the lower address), `high` in the high half. One instruction on sm_80 and newer.
+template <class T>
+__host__ __device__ __forceinline__ std::uint32_t pack_pair(float low, float high) {
+  static_assert(std::is_same<T, __half>::value || std::is_same<T, __nv_bfloat16>::value,
+                "pack_pair packs __half or __nv_bfloat16 elements");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  std::uint32_t word;  // cvt's first source goes to the upper half
+  if constexpr (std::is_same<T, __half>::value) {
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(word) : "f"(high), "f"(low));
+  } else {
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(word) : "f"(high), "f"(low));
+  }
+  return word;
+#else
+  if constexpr (std::is_same<T, __half>::value) {
+    return std::uint32_t(detail::float_to_half_bits(low)) | (std::uint32_t(detail::float_to_half_bits(high)) << 16);
+  } else {
+    return std::uint32_t(detail::float_to_bfloat16_bits(low)) |
+           (std::uint32_t(detail::float_to_bfloat16_bits(high)) << 16);
+  }
+#endif
+}
+
 }  // namespace tgemm

@@ -41,8 +41,18 @@ using narrow_tile = tgemm::wgmma_policy<tgemm::block_shape<64, 128, 64>, 6, T, T
 using policies = std::tuple<wide_tile<__nv_bfloat16>, wide_tile_float_c<__nv_bfloat16>, narrow_tile<__nv_bfloat16>,
                             wide_tile<__half>, wide_tile_float_c<__half>, narrow_tile<__half>>;
 
+/// 16-bit C policies whose epilogue stores through TMA: the tables' (two passes of 128 columns per tile, four
+/// stages), one pass of 256 columns (three stages), and the 64-row tile (one consumer warpgroup).
+using store_policies =
+    std::tuple<wide_tile<__nv_bfloat16>, wide_tile<__half>,
+               tgemm::wgmma_policy<tgemm::block_shape<128, 256, 64>, 3, __nv_bfloat16, __nv_bfloat16>,
+               narrow_tile<__half>>;
+
 /// The TF32 Hopper kernel's policy (the tuning table's).
 using tf32_tile = tgemm::tuning::tensorop_tf32_sm90<tgemm::math_mode::tf32>::wgmma;
+
+/// The policies whose split-K kernels tgemm::gemm()'s plans run (float partials): 16-bit and TF32 operands.
+using sliced_policies = std::tuple<wide_tile_float_c<__nv_bfloat16>, wide_tile_float_c<__half>, tf32_tile>;
 
 /// The relative error of each input as the tensor cores read it: float goes in as TF32, rounded to nearest with 10
 /// explicit mantissa bits by the TMA copy (arch/tma.cuh), so up to 2^-11; 16-bit inputs are exact.
@@ -75,12 +85,14 @@ int64_t aligned_ld(layout order, op operation, int64_t rows, int64_t cols, int64
 /// B, C (NaN-filled when beta = 0, sentinels in the padding), checked element by element against the float64
 /// product of the rounded inputs. `offset_a` shifts A by that many elements (1: misaligned for TMA);
 /// `input_term` is the relative error one product of two inputs may carry (negative: from T's input_unit).
+/// `aligned_c`: ldc a multiple of 8 elements (with 8 of padding), so that a 16-bit C may leave through TMA stores
+/// or 16-byte vectors; else ldc is 3 past the smallest, which allows neither.
 /// Returns false when the GPU is not sm_90 and the entry said unsupported_device.
 template <class T, class TC, class Call>
 bool check_call(const Call& call, layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, float alpha,
-                float beta, int64_t offset_a = 0, double input_term = -1.0) {
+                float beta, int64_t offset_a = 0, double input_term = -1.0, bool aligned_c = false) {
   const int64_t lda = aligned_ld(order, op_a, m, k, 8), ldb = aligned_ld(order, op_b, k, n, 16);
-  const int64_t ldc = tgemm::test::min_ld(order, op::none, m, n) + 3;
+  const int64_t ldc = aligned_c ? aligned_ld(order, op::none, m, n, 8) : tgemm::test::min_ld(order, op::none, m, n) + 3;
   const int64_t a_count = tgemm::test::stored_elements(order, op_a, m, k, lda) + offset_a;
   const int64_t b_count = tgemm::test::stored_elements(order, op_b, k, n, ldb);
   const int64_t c_count = tgemm::test::stored_elements(order, op::none, m, n, ldc);
@@ -112,7 +124,7 @@ bool check_call(const Call& call, layout order, op op_a, op op_b, int64_t m, int
   INFO(tgemm::element_traits<T>::name << " -> " << tgemm::element_traits<TC>::name << " " << to_string(order) << " "
                                       << to_string(op_a) << "/" << to_string(op_b) << ": m = " << m << ", n = " << n
                                       << ", k = " << k << ", alpha = " << alpha << ", beta = " << beta
-                                      << ", offset_a = " << offset_a);
+                                      << ", offset_a = " << offset_a << ", ldc = " << ldc);
   const status s = call(order, op_a, op_b, m, n, k, alpha, d_a.get() + offset_a, lda, d_b.get(), ldb, beta, d_c.get(),
                         ldc);
   if (s == status::unsupported_device && !is_sm90()) return false;
@@ -172,6 +184,37 @@ struct few_blocks {
   }
 };
 
+/// The split-K kernel of float-C policy P with only `Blocks` persistent blocks (each walks several (slice, tile)
+/// work items, so the stage ring's phases carry over from one slice to the next) writing `Slices` float partials,
+/// then the reduction into C with alpha and beta: a column-major call as tgemm::gemm()'s split plans run it.
+template <class P, int Blocks, int Slices>
+struct sliced_blocks {
+  status operator()(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, float alpha,
+                    const typename P::element_a* a, int64_t lda, const typename P::element_b* b, int64_t ldb,
+                    float beta, float* c, int64_t ldc) const {
+    REQUIRE(order == layout::col_major);
+    if (!is_sm90()) return status::unsupported_device;
+    int device = 0;
+    TGEMM_CUDA_REQUIRE(cudaGetDevice(&device));
+    using kernels = tgemm::detail::wgmma_kernels<P>;
+    REQUIRE(kernels::prepare(op_a, op_b, device, true) == status::success);
+    const int64_t steps = (k + P::block_k - 1) / P::block_k;
+    const int64_t k_per_slice = (steps + Slices - 1) / Slices * P::block_k;
+    const int64_t slices = (k + k_per_slice - 1) / k_per_slice;
+    const int64_t ld_partials = m + 5, stride = ld_partials * n + 7;
+    device_buffer<float> partials(size_t(slices * stride));
+    partials.upload(std::vector<float>(partials.size(), std::nanf("")));  // each one read must have been written
+    const status s = kernels::launch_sliced(op_a, op_b, m, n, k, a, lda, b, ldb, partials.get(), ld_partials, slices,
+                                            k_per_slice, stride, Blocks, 2, nullptr, device);
+    if (s != status::success) return s;
+    tgemm::kernel::reduce_split_k<float, float, float><<<4, tgemm::kernel::reduce_threads>>>(
+        partials.get(), ld_partials, stride, int(slices), m, n, alpha, beta, c, ldc);
+    TGEMM_CUDA_REQUIRE(cudaGetLastError());
+    TGEMM_CUDA_REQUIRE(cudaDeviceSynchronize());
+    return status::success;
+  }
+};
+
 /// tgemm::gemm() as a callable (`math` for float operands: TF32 unless told).
 struct dispatched {
   tgemm::math_mode math = tgemm::math_mode::tf32;
@@ -226,6 +269,46 @@ TEMPLATE_LIST_TEST_CASE("Hopper kernel: persistent blocks walk several tiles eac
   }
 }
 
+TEMPLATE_LIST_TEST_CASE("Hopper kernel: 16-bit C with beta = 0 leaves through TMA stores", "[wgmma][sanitize]",
+                        store_policies) {
+  // C 16-byte aligned with ldc a multiple of 8 and beta = 0: the epilogue writes each warpgroup's 64 rows to a
+  // staging tile in shared memory and TMA stores it (one or two passes of store_columns per tile). Ragged edges
+  // (TMA must write nothing past m and n: the padding of C is checked), a C narrower than one pass, persistent
+  // blocks reusing their staging tiles, both storage orders; beta != 0 on the same aligned C takes the epilogue
+  // that reads C (16-byte vectors), an odd ldc the direct one.
+  using T = typename TestType::element_a;
+  using TC = typename TestType::element_c;
+  using kernels = tgemm::detail::wgmma_kernels<TestType>;
+  static_assert(TestType::epilogue_store_columns > 0, "a 16-bit C policy with room for the staging tiles");
+  device_buffer<TC> probe(64);
+  CHECK(kernels::stores_through_tma(probe.get(), 56, 64, 0.0f));
+  CHECK_FALSE(kernels::stores_through_tma(probe.get(), 56, 64, 0.5f));  // beta != 0 reads C
+  CHECK_FALSE(kernels::stores_through_tma(probe.get(), 56, 61, 0.0f));  // ldc not a multiple of 16 bytes
+  CHECK_FALSE(kernels::stores_through_tma(probe.get() + 1, 56, 64, 0.0f));  // C not 16-byte aligned
+  CHECK_FALSE(kernels::stores_through_tma(probe.get(), 57, 64, 0.0f));  // TMA would write rows 57 to 63
+  const fixed_policy<TestType> call;
+  const few_blocks<TestType, 3> persistent;
+  // m (n for row-major C) a multiple of 8 where TMA stores run; the others check that the epilogue that writes C
+  // itself takes them (rows past m in C's padding are checked).
+  const int64_t shapes[][3] = {{128, 256, 64}, {8, 8, 1},       {136, 264, 72}, {304, 520, 200}, {40, 1000, 64},
+                               {1000, 24, 8},  {200, 296, 0},   {129, 257, 72}, {1, 1, 1}};
+  for (const layout order : {layout::col_major, layout::row_major}) {
+    for (const auto& ops : op_pairs) {
+      for (const auto& shape : shapes) {
+        if (!check_call<T, TC>(call, order, ops[0], ops[1], shape[0], shape[1], shape[2], -1.25f, 0.0f, 0, -1.0,
+                               true)) {
+          return;
+        }
+      }
+      check_call<T, TC>(call, order, ops[0], ops[1], 257, 129, 136, -1.5f, 0.75f, 0, -1.0, true);
+    }
+  }
+  for (const auto& ops : op_pairs) {
+    check_call<T, TC>(persistent, layout::col_major, ops[0], ops[1], 296, 700, 200, 1.0f, 0.0f, 0, -1.0, true);
+    check_call<T, TC>(persistent, layout::col_major, ops[0], ops[1], 1104, 1300, 72, 0.5f, 0.0f, 0, -1.0, true);
+  }
+}
+
 using dispatched_types = std::tuple<std::pair<__nv_bfloat16, __nv_bfloat16>, std::pair<__nv_bfloat16, float>,
                                     std::pair<__half, __half>, std::pair<__half, float>>;
 
@@ -240,7 +323,9 @@ TEMPLATE_LIST_TEST_CASE("gemm() on sm_90a: large problems take the Hopper kernel
     for (const auto& ops : op_pairs) {
       tgemm::detail::record_plans plans;
       check_call<T, TC>(dispatched{}, order, ops[0], ops[1], m, n, k, 1.25f, order == layout::row_major ? 0.5f : 0.0f);
-      REQUIRE(plans.calls() == 1);
+      // C aligned as TMA needs it (m and n multiples of 8 too), beta = 0: a 16-bit C leaves through TMA stores.
+      check_call<T, TC>(dispatched{}, order, ops[0], ops[1], m + 4, n + 4, k, 1.25f, 0.0f, 0, -1.0, true);
+      REQUIRE(plans.calls() == 2);
       if (is_sm90()) {  // an H200 runs tgemm's sm_90a image: the plan must have chosen the Hopper kernel
         CHECK(plans.last().wgmma);
         CHECK_FALSE(plans.last().repacked_a);
@@ -260,6 +345,54 @@ TEMPLATE_LIST_TEST_CASE("gemm() on sm_90a: large problems take the Hopper kernel
   // A thin problem keeps the mma.sync tiles.
   check_call<T, TC>(dispatched{}, layout::col_major, op::none, op::none, 16, 4096, 512, 1.0f, 0.0f);
   CHECK_FALSE(plans.last().wgmma);
+}
+
+TEMPLATE_LIST_TEST_CASE("gemm() on sm_90a: grids under half the GPU split k on the Hopper kernel", "[wgmma]",
+                        dispatched_types) {
+  using T = typename TestType::first_type;
+  using TC = typename TestType::second_type;
+  // 200 x 1000 fills 2 x 4 tiles of 128 x 256: k = 2100 (33 steps of 64) becomes 4 slices of 9 steps (at least
+  // 512 deep; the last ragged: TMA zero-fills past k), float partials, then the reduction into C with alpha and beta.
+  for (const layout order : {layout::col_major, layout::row_major}) {
+    for (const auto& ops : op_pairs) {
+      tgemm::detail::record_plans plans;
+      check_call<T, TC>(dispatched{}, order, ops[0], ops[1], 200, 1000, 2100, 1.25f,
+                        order == layout::row_major ? 0.5f : 0.0f);
+      REQUIRE(plans.calls() == 1);
+      if (is_sm90()) {
+        const tgemm::detail::plan& p = plans.last();
+        CHECK(p.wgmma);
+        CHECK(p.split_k);
+        REQUIRE(p.step_count == 2);
+        CHECK(p.steps[0].slices == 4);
+        CHECK(p.steps[1].kind == tgemm::detail::step_kind::reduce);
+        CHECK(p.steps[1].float_partials);
+      }
+    }
+  }
+  // A misaligned A (realigned first, then split), and the skinny shape of issue 14 (16 tiles, 8 slices of 512).
+  tgemm::detail::record_plans plans;
+  check_call<T, TC>(dispatched{}, layout::col_major, op::none, op::transpose, 300, 513, 2048, -1.0f, 0.25f, 1);
+  if (is_sm90()) {
+    CHECK(plans.last().wgmma);
+    CHECK(plans.last().split_k);
+    CHECK(plans.last().repacked_a);
+  }
+  check_call<T, TC>(dispatched{}, layout::col_major, op::none, op::none, 128, 4096, 4096, 1.0f, 0.0f);
+  if (is_sm90()) CHECK(plans.last().split_k);
+}
+
+TEMPLATE_LIST_TEST_CASE("Hopper split-K kernel: persistent blocks walk several slices and tiles each", "[wgmma][sanitize]",
+                        sliced_policies) {
+  // 3 blocks over (slice, tile) items of a 3 x 3 (or more) tile grid: ragged edges, a ragged last slice, beta = 0
+  // on a NaN C (initcheck: C is not read) and beta != 0; partials NaN-filled, so one left unwritten would show.
+  using T = typename TestType::element_a;
+  const sliced_blocks<TestType, 3, 3> call;
+  for (const auto& ops : op_pairs) {
+    if (TestType::tf32 && ops[1] == op::transpose) continue;  // the TF32 kernel reads B along k only
+    if (!check_call<T, float>(call, layout::col_major, ops[0], ops[1], 300, 700, 400, 1.0f, 0.0f)) return;
+    check_call<T, float>(call, layout::col_major, ops[0], ops[1], 257, 513, 200, -0.5f, 0.5f);
+  }
 }
 
 TEST_CASE("TF32 Hopper kernel: B read along k, A either way, tile edges, alpha and beta", "[wgmma]") {

@@ -485,14 +485,49 @@ TEST_CASE("16-bit plans on an H200 running the sm_90a image: the Hopper kernel w
   p = plan_16bit<__half, __half>(with(big, 0, 3, 0), f);
   CHECK(kinds_of(p) == "pack_b gemm");
   CHECK(slots_of(p) == "wgmma");
-  // Shapes that suit it: 2048^3 (128 tiles), a shallow k; shapes that do not: thin m or n, and grids under half
-  // the multiprocessors (16 tiles for 128 x 4096), which keep the mma.sync tiles and split k for a float C.
+  // Shapes that suit it: 2048^3 (128 tiles), a shallow k; shapes that do not: thin m or n.
   CHECK(slots_of(plan_16bit<__nv_bfloat16, __nv_bfloat16>(shape(2048, 2048, 2048), f)) == "wgmma");
   CHECK(slots_of(plan_16bit<__nv_bfloat16, __nv_bfloat16>(shape(4096, 4096, 128), f)) == "wgmma");
   CHECK_FALSE(plan_16bit<__nv_bfloat16, __nv_bfloat16>(shape(16, 8192, 8192), f).wgmma);
   CHECK_FALSE(plan_16bit<__nv_bfloat16, __nv_bfloat16>(shape(8192, 32, 8192), f).wgmma);
-  CHECK_FALSE(plan_16bit<__nv_bfloat16, __nv_bfloat16>(shape(128, 4096, 4096), f).wgmma);
-  CHECK(plan_16bit<__nv_bfloat16, float>(shape(128, 4096, 4096), f).split_k);
+  // Grids under half the multiprocessors split k on it when k is deep enough: 128 x 4096 is 16 tiles, so k = 4096
+  // (64 steps) becomes 8 slices of 512, 128 work items on 128 persistent blocks; the slices' float partials follow
+  // the (empty) copies in the workspace, and the reduction adds them into C with alpha and beta.
+  for (const bool float_c : {false, true}) {
+    p = float_c ? plan_16bit<__nv_bfloat16, float>(shape(128, 4096, 4096), f)
+                : plan_16bit<__nv_bfloat16, __nv_bfloat16>(shape(128, 4096, 4096), f);
+    CHECK(kinds_of(p) == "gemm reduce");
+    CHECK(p.wgmma);
+    CHECK(p.split_k);
+    CHECK(p.steps[0].slices == 8);
+    CHECK(p.steps[0].k_per_slice == 512);
+    CHECK(p.steps[0].grid_x == 128);
+    CHECK(p.steps[0].float_partials);
+    CHECK(p.steps[0].threads == 384);
+    CHECK(p.steps[1].float_partials);
+    CHECK(p.steps[1].slices == 8);
+    CHECK(p.workspace_bytes == size_t(8) * 128 * 4096 * 4);
+    // TGEMM_PRINT_PLAN names the kernel that runs: the float-partials twin of the entry's policy.
+    const tgemm::tuning::tuning_values values =
+        tgemm::tuning::values_for<tgemm::tuning::default_table<__nv_bfloat16, __nv_bfloat16>::type>(f.arch);
+    CHECK(tgemm::detail::describe(p, &values, "bfloat16", 128, 4096, 4096).find("wgmma_bf16_b128x256x64_s4_c_f32") !=
+          std::string::npos);
+  }
+  // Slices of at least wgmma_split_min_slice_k (512: 8 steps): 768 x 768 is 6 x 3 tiles (7 slices would fill the
+  // GPU), but k = 2104 (33 steps) takes only 4 slices of 9 steps, the last one shorter (6 steps, ragged).
+  p = plan_16bit<__half, __half>(shape(768, 768, 2104), f);
+  CHECK(kinds_of(p) == "gemm reduce");
+  CHECK(p.wgmma);
+  CHECK(p.steps[0].slices == 4);
+  CHECK(p.steps[0].k_per_slice == 576);
+  // k below wgmma_split_min_k (2048): the mma.sync tiles, unsplit for a 16-bit C (1024^3 split four ways on the
+  // Hopper kernel measured 0.76x the mma.sync plan).
+  for (const int64_t k : {int64_t(256), int64_t(1024), int64_t(2047)}) {
+    p = plan_16bit<__nv_bfloat16, __nv_bfloat16>(shape(1024, 1024, k), f);
+    CHECK_FALSE(p.wgmma);
+    CHECK_FALSE(p.split_k);
+  }
+  CHECK(plan_16bit<__nv_bfloat16, __nv_bfloat16>(shape(1024, 1024, 2048), f).split_k);
   // The same H200 running an image without sm_90a code (an sm_90 build) keeps the mma.sync tiles; so do the
   // tables without a Hopper kernel (float's here) and GPUs whose entry has none.
   f.wgmma_image = false;
@@ -579,9 +614,16 @@ TEST_CASE("TF32 plans on an H200 running the sm_90a image: the Hopper kernel, B 
   CHECK(p.steps[1].to_k_major);
   CHECK(p.steps[1].ld_packed == 4128);
   CHECK(p.op_b == op::none);
-  // Thin or small grids keep the mma.sync tiles; so does an sm_90 image.
+  // Thin problems keep the mma.sync tiles; so does an sm_90 image. Small grids split k (float partials are C's
+  // type here), after B's K-major copy where it needs one.
   CHECK_FALSE(plan_tf32(shape(16, 8192, 8192), f).wgmma);
-  CHECK_FALSE(plan_tf32(shape(128, 4096, 4096), f).wgmma);
+  p = plan_tf32(shape(128, 4096, 4096), f);
+  CHECK(kinds_of(p) == "gemm reduce");
+  CHECK(p.steps[0].slices == 8);
+  CHECK(p.steps[0].k_per_slice == 512);  // 16 steps of 32 floats
+  p = plan_tf32(shape(128, 4096, 4096, op::none, op::transpose), f);
+  CHECK(kinds_of(p) == "pack_b gemm reduce");
+  CHECK(p.steps[1].offset == p.steps[0].offset + size_t(4096) * 4096 * 4);  // the partials after B's copy
   f.wgmma_image = false;
   CHECK_FALSE(plan_tf32(shape(4096, 4096, 4096, op::transpose), f).wgmma);
   f.wgmma_image = true;

@@ -2,7 +2,8 @@
 // every shipped policy with). Case 1 must fail: its 16 x 16 thread tile needs more than 255 registers. Case 0 must
 // pass: sm_90's large policy, the one closest to the register limit, for A and B both read along k; so must case 2,
 // the large tensor-core tile, and case 3, the Hopper kernel of the 16-bit table in all four op pairs, of the TF32
-// table in its two (A from shared memory or from registers) and of the 3xTF32 table in its one (with -Werror,
+// table in its two (A from shared memory or from registers) and of the 3xTF32 table in its one, and the split-K
+// kernels of the 16-bit and TF32 tables (with -Werror,
 // ptxas's C7510 warning, wgmma serialised for want of registers or across a call, fails the build too).
 #include <tgemm/gemm.cuh>
 
@@ -24,7 +25,7 @@ using spill_policy = tgemm::tuning::sm90::general;
 using hopper_policy = tgemm::tuning::tensorop_f16_sm90<__nv_bfloat16, __nv_bfloat16>::wgmma;
 #define TGEMM_HOPPER_KERNEL(OP_A, OP_B)                                                                        \
   template __global__ void tgemm::kernel::gemm_tma_wgmma<hopper_policy, tgemm::op::OP_A, tgemm::op::OP_B>(     \
-      const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap,                                \
+      const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap,                                \
       const tgemm::kernel::tma_wgmma_output<__nv_bfloat16>);
 TGEMM_HOPPER_KERNEL(none, none)
 TGEMM_HOPPER_KERNEL(none, transpose)
@@ -32,14 +33,22 @@ TGEMM_HOPPER_KERNEL(transpose, none)
 TGEMM_HOPPER_KERNEL(transpose, transpose)
 using hopper_tf32_policy = tgemm::tuning::tensorop_tf32_sm90<tgemm::math_mode::tf32>::wgmma;
 template __global__ void tgemm::kernel::gemm_tma_wgmma<hopper_tf32_policy, tgemm::op::transpose, tgemm::op::none>(
-    const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap,
+    const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap,
     const tgemm::kernel::tma_wgmma_output<float>);
 template __global__ void tgemm::kernel::gemm_tma_wgmma<hopper_tf32_policy, tgemm::op::none, tgemm::op::none>(
-    const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap,
+    const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap,
+    const tgemm::kernel::tma_wgmma_output<float>);
+// The split-K kernels gemm()'s plans run for small grids (float partials): 16-bit and TF32 operands.
+using hopper_partials_policy = tgemm::tuning::tensorop_f16_sm90<__nv_bfloat16, float>::wgmma;
+template __global__ void tgemm::kernel::gemm_tma_wgmma<hopper_partials_policy, tgemm::op::none, tgemm::op::none, true>(
+    const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap,
+    const tgemm::kernel::tma_wgmma_output<float>);
+template __global__ void tgemm::kernel::gemm_tma_wgmma<hopper_tf32_policy, tgemm::op::none, tgemm::op::none, true>(
+    const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap,
     const tgemm::kernel::tma_wgmma_output<float>);
 using hopper_tf32x3_policy = tgemm::tuning::tensorop_tf32_sm90<tgemm::math_mode::tf32x3>::wgmma;
 template __global__ void tgemm::kernel::gemm_tma_wgmma<hopper_tf32x3_policy, tgemm::op::transpose, tgemm::op::none>(
-    const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap,
+    const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap,
     const tgemm::kernel::tma_wgmma_output<float>);
 #else
 

@@ -3,8 +3,9 @@
 /// copies a whole box of it into shared memory (swizzled), completing on an mbarrier. Out-of-range parts of a
 /// box arrive as zeros, which covers ragged tile edges.
 ///
-/// Device: a wrapper over the 2-D `cp.async.bulk.tensor` copy from global to shared memory that completes on an
-/// mbarrier (minimum architecture sm_90). Host: encode_sw128_map(), through the driver's cuTensorMapEncodeTiled
+/// Device: wrappers over the 2-D `cp.async.bulk.tensor` copies, global to shared memory completing on an mbarrier
+/// and shared to global memory in bulk async-groups, with their commit, waits and proxy fence (minimum architecture
+/// sm_90). Host: encode_sw128_map(), through the driver's cuTensorMapEncodeTiled
 /// found with cudaGetDriverEntryPointByVersion, so that programs need no -lcuda.
 #pragma once
 
@@ -35,6 +36,52 @@ __device__ __forceinline__ void tma_load_2d(void* destination, const CUtensorMap
 #endif
 }
 
+/// Copies the box that `map` describes at (`inner`, `outer`) from shared memory at `source` to global memory (the
+/// parts of the box outside the tensor are not written), as a bulk async-group of this thread: tma_store_commit()
+/// closes the group, tma_store_wait_read() waits until groups have read their shared memory, tma_store_wait() until
+/// they have written global memory. The writes of `source` by other threads must be made visible to the copy engine
+/// first: each writer's fence_proxy_async_shared(), then a barrier.
+__device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, const void* source, int inner, int outer) {
+#if TGEMM_HAS_TMA
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];" ::"l"(
+                   reinterpret_cast<uint64_t>(map)),
+               "r"(inner), "r"(outer), "r"(shared_address(source))
+               : "memory");
+#else
+  (void)map, (void)source, (void)inner, (void)outer;
+#endif
+}
+
+/// Closes this thread's bulk async-group of TMA stores issued since the last commit.
+__device__ __forceinline__ void tma_store_commit() {
+#if TGEMM_HAS_TMA
+  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+#endif
+}
+
+/// Waits until at most `Pending` of this thread's committed store groups have still to read their shared memory.
+template <int Pending>
+__device__ __forceinline__ void tma_store_wait_read() {
+#if TGEMM_HAS_TMA
+  asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(Pending) : "memory");
+#endif
+}
+
+/// Waits until at most `Pending` of this thread's committed store groups are still running.
+template <int Pending>
+__device__ __forceinline__ void tma_store_wait() {
+#if TGEMM_HAS_TMA
+  asm volatile("cp.async.bulk.wait_group %0;" ::"n"(Pending) : "memory");
+#endif
+}
+
+/// Makes this thread's generic writes to shared memory visible to the copy engine (the async proxy).
+__device__ __forceinline__ void fence_proxy_async_shared() {
+#if TGEMM_HAS_TMA
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+#endif
+}
+
 /// The driver's cuTensorMapEncodeTiled (CUDA 12.0's signature), looked up once; null where the driver lacks it.
 inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
   static const PFN_cuTensorMapEncodeTiled_v12000 encoder = [] {
@@ -51,17 +98,11 @@ inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
   return encoder;
 }
 
-/// The tensor map of an operand stored as `lines` lines of `contiguous` elements, `ld` elements apart, read in boxes
-/// of 128 contiguous bytes (the swizzle span: 64 16-bit elements or 32 floats, rounded to TF32 on the way) by
-/// `box_lines` lines with the 128-byte swizzle. A K-major operand has k contiguous and one line per row of op(A)
-/// (column of op(B)); an MN-major one has m (n) contiguous and one line per k. TMA needs `base` 16-byte aligned and
-/// `ld` a multiple of 16 bytes.
-/// Returns false (and leaves `map` unspecified) where the driver refuses the geometry or lacks the function.
+/// encode_sw128_map() without the cache: the driver call itself.
 template <class Element>
-bool encode_sw128_map(CUtensorMap& map, const Element* base, int64_t contiguous, int64_t lines, int64_t ld,
-                      int box_lines) {
+bool encode_sw128_map_uncached(CUtensorMap& map, const Element* base, int64_t contiguous, int64_t lines, int64_t ld,
+                               int box_lines) {
   constexpr bool is_float = std::is_same<Element, float>::value;
-  static_assert(element_bytes<Element> == 2 || is_float, "encode_sw128_map describes 16-bit or float operands");
   const PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder();
   if (encode == nullptr) return false;
   // Floats are described as TFLOAT32: TMA then rounds each to the nearest TF32 on its way to shared memory (on an
@@ -77,6 +118,42 @@ bool encode_sw128_map(CUtensorMap& map, const Element* base, int64_t contiguous,
   return encode(&map, type, 2, const_cast<Element*>(base), dims, strides, box, element_strides,
                 CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+/// The tensor map of an operand stored as `lines` lines of `contiguous` elements, `ld` elements apart, read in boxes
+/// of 128 contiguous bytes (the swizzle span: 64 16-bit elements or 32 floats, rounded to TF32 on the way) by
+/// `box_lines` lines with the 128-byte swizzle. A K-major operand has k contiguous and one line per row of op(A)
+/// (column of op(B)); an MN-major one has m (n) contiguous and one line per k. TMA needs `base` 16-byte aligned and
+/// `ld` a multiple of 16 bytes.
+/// Returns false (and leaves `map` unspecified) where the driver refuses the geometry or lacks the function.
+/// The last few maps each thread encoded are kept (a map is a function of these arguments alone), so that a
+/// repeated call costs a comparison instead of a driver call: at 2048^3 the GPU would wait for the encoding.
+template <class Element>
+bool encode_sw128_map(CUtensorMap& map, const Element* base, int64_t contiguous, int64_t lines, int64_t ld,
+                      int box_lines) {
+  constexpr bool is_float = std::is_same<Element, float>::value;
+  static_assert(element_bytes<Element> == 2 || is_float, "encode_sw128_map describes 16-bit or float operands");
+  struct cached_map {
+    const Element* base = nullptr;
+    int64_t contiguous = 0, lines = 0, ld = 0;
+    int box_lines = 0;
+    CUtensorMap map;
+  };
+  constexpr int cache_size = 8;
+  static thread_local cached_map cache[cache_size];
+  static thread_local int next = 0;
+  for (const cached_map& c : cache) {
+    if (c.box_lines == box_lines && c.base == base && c.contiguous == contiguous && c.lines == lines && c.ld == ld) {
+      map = c.map;
+      return true;
+    }
+  }
+  if (!encode_sw128_map_uncached(map, base, contiguous, lines, ld, box_lines)) return false;
+  cached_map& slot = cache[next];
+  next = (next + 1) % cache_size;
+  slot.base = base, slot.contiguous = contiguous, slot.lines = lines, slot.ld = ld, slot.box_lines = box_lines;
+  slot.map = map;
+  return true;
 }
 
 }  // namespace tgemm::arch

@@ -117,6 +117,8 @@ struct tuned_kernels {
 
   /// The table's sm_90a kernel policy (void: none); its kernels are made ready on first use, not by read_facts().
   using wgmma_policy = typename Table::wgmma;
+  /// The policy of its split-K kernel (float partials; void: none).
+  using wgmma_partials_policy = wgmma_partials_t<wgmma_policy>;
   /// Whether that policy is 3xTF32's, whose plans split the operands first.
   static constexpr bool splits_tf32 = [] {
     if constexpr (std::is_void<wgmma_policy>::value) {
@@ -125,6 +127,12 @@ struct tuned_kernels {
       return wgmma_policy::split;
     }
   }();
+
+  /// A plan with an sm_90a step the table has no kernel for: the planner never makes one.
+  static status no_wgmma_kernel(int device) {
+    return fail(status::cuda_error, cudaErrorInvalidDeviceFunction,
+                "internal error: a plan asks for an sm_90a kernel the table does not have (device %d)", device);
+  }
 
   /// A plan with a split step for a table without a 3xTF32 kernel: the planner never makes one.
   static status no_split_kernel(int device) {
@@ -143,9 +151,13 @@ struct tuned_kernels {
       if constexpr (splits_tf32) return wgmma_kernels<wgmma_policy>::prepare_split(s.contiguous_k, device);
       return no_split_kernel(device);
     }
-    if constexpr (!std::is_void<wgmma_policy>::value) {
-      if (s.wgmma) return wgmma_kernels<wgmma_policy>::prepare(op_a, op_b, device);
+    if constexpr (!std::is_void<wgmma_partials_policy>::value) {
+      if (s.wgmma && s.slices > 1) return wgmma_kernels<wgmma_partials_policy>::prepare(op_a, op_b, device, true);
     }
+    if constexpr (!std::is_void<wgmma_policy>::value) {
+      if (s.wgmma && s.slices == 1) return wgmma_kernels<wgmma_policy>::prepare(op_a, op_b, device);
+    }
+    if (s.wgmma) return no_wgmma_kernel(device);
     return status::success;
   }
 
@@ -164,14 +176,23 @@ struct tuned_kernels {
 
   /// Launches a gemm step of a plan.
   status launch(const plan_step& s, const gemm_launch<types>& g, cudaStream_t stream, int device) const {
+    if constexpr (!std::is_void<wgmma_partials_policy>::value) {
+      if (s.wgmma && s.slices > 1) {
+        return wgmma_kernels<wgmma_partials_policy>::launch_sliced(
+            op_a, op_b, g.problem.m, g.problem.n, g.problem.k, g.problem.a, g.problem.lda, g.problem.b,
+            g.problem.ldb, reinterpret_cast<float*>(g.workspace_out), s.ld_out, s.slices, s.k_per_slice,
+            s.slice_stride, s.grid_x, s.tile_group, stream, device);
+      }
+    }
     if constexpr (!std::is_void<wgmma_policy>::value) {
-      if (s.wgmma) {
+      if (s.wgmma && s.slices == 1) {
         return wgmma_kernels<wgmma_policy>::launch(op_a, op_b, g.problem.m, g.problem.n, g.problem.k, g.output.alpha,
                                                    g.problem.a, g.problem.lda, g.problem.b, g.problem.ldb,
                                                    g.output.beta, g.output.c, g.output.ldc, s.grid_x, s.tile_group,
                                                    stream, device);
       }
     }
+    if (s.wgmma) return no_wgmma_kernel(device);
     const kernel_type k = find(s.slot, op_a, op_b, s.padded);
     if (k == nullptr) {
       return fail(status::cuda_error, cudaErrorInvalidDeviceFunction,

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "../kernel/pack_operand.cuh"
 #include "../kernel/reduce_split_k.cuh"
@@ -30,6 +31,7 @@ struct gemm_launch {
   kernel::split_k<typename Types::element_c> split;        ///< Its split of k.
   kernel::readable_extent readable;                        ///< What a padded kernel may read.
   dim3 grid;                                               ///< Its grid.
+  std::byte* workspace_out = nullptr;  ///< Where a step that writes to the workspace writes (any partials' type).
 };
 
 /// The helper kernels of a plan (pack, reduce, scale) for one set of element types.
@@ -45,7 +47,16 @@ struct helper_kernels {
   static constexpr auto pack_b_along_mn = &kernel::pack_operand<B, false>;
   static constexpr auto realign_a = &kernel::realign_operand<A, 16 / int(sizeof(A))>;
   static constexpr auto realign_b = &kernel::realign_operand<B, 16 / int(sizeof(B))>;
-  static constexpr auto reduce = &kernel::reduce_split_k<C, S>;
+  static constexpr auto reduce = &kernel::reduce_split_k<C, C, S>;
+  /// The sum of float partials (the sm_90a kernel's split-K) into C; float and 16-bit C only.
+  static constexpr bool has_float_partials = !std::is_same<C, double>::value;
+  static constexpr auto reduce_float_partials() {
+    if constexpr (has_float_partials) {
+      return &kernel::reduce_split_k<float, C, S>;
+    } else {
+      return nullptr;
+    }
+  }
   static constexpr auto scale = &kernel::scale_c<C, S>;
 
   /// Makes the helper kernel of a step ready on the device.
@@ -61,7 +72,15 @@ struct helper_kernels {
         return s.contiguous_k || s.to_k_major  // a K-major copy is pack_operand along k, roles swapped
                    ? prepare_kernel_once<pack_b_along_k>(device, 0, "the operand-packing kernel")
                    : prepare_kernel_once<pack_b_along_mn>(device, 0, "the operand-packing kernel");
-      case step_kind::reduce: return prepare_kernel_once<reduce>(device, 0, "the split-K reduction kernel");
+      case step_kind::reduce:
+        if (s.float_partials) {
+          if constexpr (has_float_partials) {
+            return prepare_kernel_once<reduce_float_partials()>(device, 0, "the split-K reduction kernel");
+          }
+          return fail(status::cuda_error, cudaErrorInvalidDeviceFunction,
+                      "internal error: a plan reduces float partials into a double C (device %d)", device);
+        }
+        return prepare_kernel_once<reduce>(device, 0, "the split-K reduction kernel");
       case step_kind::scale: return prepare_kernel_once<scale>(device, 0, "the C = beta C kernel");
       case step_kind::gemm: break;
     }
@@ -133,6 +152,7 @@ status execute(const plan& p, const canonical_call<Types>& call, std::byte* work
         g.problem = {s.rows, s.cols, call.problem.k, a + (p.op_a == op::none ? s.row : s.row * lda), lda,
                      b + (p.op_b == op::none ? s.col * ldb : s.col), ldb};
         C* const out = s.to_workspace ? reinterpret_cast<C*>(workspace + s.offset) : nullptr;
+        g.workspace_out = s.to_workspace ? workspace + s.offset : nullptr;
         if (s.to_workspace) {
           g.output = {1, 0, out, s.ld_out};
         } else {
@@ -148,6 +168,17 @@ status execute(const plan& p, const canonical_call<Types>& call, std::byte* work
         break;
       }
       case step_kind::reduce:
+        if (s.float_partials) {
+          if constexpr (helpers::has_float_partials) {
+            launched = launch_kernel(helpers::reduce_float_partials(), dim3(unsigned(s.grid_x)),
+                                     dim3(kernel::reduce_threads), 0, stream, device,
+                                     "launching the split-K reduction kernel",
+                                     reinterpret_cast<const float*>(workspace + s.offset), s.ld_out, s.slice_stride,
+                                     int(s.slices), s.rows, s.cols, call.update.alpha, call.update.beta,
+                                     call.update.c + s.row + s.col * call.update.ldc, call.update.ldc);
+          }
+          break;  // (prepare refused a double C)
+        }
         launched = launch_kernel(helpers::reduce, dim3(unsigned(s.grid_x)), dim3(kernel::reduce_threads), 0, stream,
                                  device, "launching the split-K reduction kernel",
                                  reinterpret_cast<const C*>(workspace + s.offset), s.ld_out, s.slice_stride,

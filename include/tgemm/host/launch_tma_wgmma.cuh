@@ -12,6 +12,7 @@
 #include <climits>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <type_traits>
 
 #include "../kernel/gemm_tma_wgmma.cuh"
@@ -69,12 +70,24 @@ struct wgmma_kernels {
   using B = typename Policy::element_b;
   using C = typename Policy::element_c;
 
-  /// Makes the kernel for (op_a, op_b) ready on `device`.
-  static status prepare(op op_a, op op_b, int device) {
+  /// Whether the unsplit kernel's epilogue leaves C (m rows, column-major) to TMA stores (kernel/gemm_tma_wgmma.cuh):
+  /// a 16-bit C, beta = 0 (C not read), C as TMA can describe it (16-byte aligned, ldc a multiple of 16 bytes), and m
+  /// a multiple of 16 bytes too: on an H200 a TMA store clipped at m = 129 still wrote rows 129 to 135 (up to the
+  /// next 16 bytes; measured by the padding checks of test/gpu/wgmma_test.cu), which may lie past C's allocation.
+  /// Elsewhere the kernel writes C itself.
+  static bool stores_through_tma(const C* c, int64_t m, int64_t ldc, float beta) {
+    return Policy::epilogue_store_columns > 0 && beta == 0.0f && reinterpret_cast<uintptr_t>(c) % 16 == 0 &&
+           (ldc * int64_t(sizeof(C))) % 16 == 0 && (m * int64_t(sizeof(C))) % 16 == 0;
+  }
+
+  /// Makes the kernel for (op_a, op_b) ready on `device` (the split-K one when `sliced`: float C policies other than
+  /// 3xTF32's only; for the others `sliced` is ignored).
+  static status prepare(op op_a, op op_b, int device, bool sliced = false) {
     return with_ops(op_a, op_b, [&](auto a, auto b) {
-      constexpr auto function = &kernel::gemm_tma_wgmma<Policy, decltype(a)::value, decltype(b)::value>;
-      return prepare_kernel_once<function>(device, Policy::shared_bytes,
-                                           [] { return "the Hopper kernel of policy " + Policy::name(); });
+      if constexpr (std::is_same<C, float>::value && !Policy::split) {  // 3xTF32 plans do not split k
+        if (sliced) return prepare_one<decltype(a)::value, decltype(b)::value, true>(device);
+      }
+      return prepare_one<decltype(a)::value, decltype(b)::value, false>(device);
     });
   }
 
@@ -87,6 +100,36 @@ struct wgmma_kernels {
   static status launch(op op_a, op op_b, int64_t m, int64_t n, int64_t k, float alpha, const A* a, int64_t lda,
                        const B* b, int64_t ldb, float beta, C* c, int64_t ldc, int64_t blocks, int group_m,
                        cudaStream_t stream, int device) {
+    return run<false>(op_a, op_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 1, 0, 0, blocks, group_m, stream,
+                      device);
+  }
+
+  /// Split-K: the product of each of `slices` slices of k (k_per_slice deep, a multiple of block_k; the last may be
+  /// shorter) written to its own m x n partial at partials + slice x slice_stride (leading dimension ld_partials),
+  /// unscaled; a reduction adds them into C. Float C policies only (Policy is the partials' policy, see
+  /// tuning::wgmma_partials_of); prepare(op_a, op_b, device, true) must have succeeded.
+  static status launch_sliced(op op_a, op op_b, int64_t m, int64_t n, int64_t k, const A* a, int64_t lda,
+                              const B* b, int64_t ldb, C* partials, int64_t ld_partials, int64_t slices,
+                              int64_t k_per_slice, int64_t slice_stride, int64_t blocks, int group_m,
+                              cudaStream_t stream, int device) {
+    return run<true>(op_a, op_b, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, partials, ld_partials, slices, k_per_slice,
+                     slice_stride, blocks, group_m, stream, device);
+  }
+
+ private:
+  template <op OpA, op OpB, bool Sliced>
+  static status prepare_one(int device) {
+    static_assert(!Sliced || std::is_same<C, float>::value, "split-K partials are float: use the float C policy");
+    constexpr auto function = &kernel::gemm_tma_wgmma<Policy, OpA, OpB, Sliced>;
+    return prepare_kernel_once<function>(device, Policy::shared_bytes, [] {
+      return std::string(Sliced ? "the split-K Hopper kernel" : "the Hopper kernel") + " of policy " + Policy::name();
+    });
+  }
+
+  template <bool Sliced>
+  static status run(op op_a, op op_b, int64_t m, int64_t n, int64_t k, float alpha, const A* a, int64_t lda,
+                    const B* b, int64_t ldb, float beta, C* c, int64_t ldc, int64_t slices, int64_t k_per_slice,
+                    int64_t slice_stride, int64_t blocks, int group_m, cudaStream_t stream, int device) {
     CUtensorMap map_a{}, map_b{};
     const bool k_major_a = op_a == op::transpose, k_major_b = op_b == op::none;
     constexpr int parts = Policy::operand_parts;  // lines per row of op(A) (column of op(B)): big, small
@@ -100,26 +143,42 @@ struct wgmma_kernels {
                   "the driver refused a tensor map (cuTensorMapEncodeTiled) for %lld x %lld x %lld, lda %lld, ldb %lld",
                   (long long)m, (long long)n, (long long)k, (long long)lda, (long long)ldb);
     }
-    const kernel::tma_wgmma_output<C> out{c,     ldc,  int(m),          int(n), int(k), alpha, beta,
-                                          group_m > 0 ? group_m : 1, Policy::split ? int(m) : 0,
-                                          Policy::split ? int(n) : 0};
-    const int64_t tiles = tiles_m(m) * tiles_n(n);
-    const dim3 grid(unsigned(blocks > 0 && blocks < tiles ? blocks : tiles));
+    // 16-bit C with beta = 0 leaves through TMA stores where TMA can describe C (see the kernel); elsewhere, or where
+    // the driver refuses the map, the kernel writes C itself.
+    CUtensorMap map_c{};
+    bool tma_store = false;
+    if constexpr (Policy::epilogue_store_columns > 0 && !Sliced) {
+      tma_store = stores_through_tma(c, m, ldc, beta) && m > 0 && n > 0 &&
+                  arch::encode_sw128_map(map_c, c, m, n, ldc, Policy::epilogue_store_columns);
+    }
+    const kernel::tma_wgmma_output<C> out{c,
+                                          ldc,
+                                          int(m),
+                                          int(n),
+                                          int(k),
+                                          alpha,
+                                          beta,
+                                          group_m > 0 ? group_m : 1,
+                                          Policy::split ? int(m) : 0,
+                                          Policy::split ? int(n) : 0,
+                                          int(slices),
+                                          int(Sliced ? k_per_slice / Policy::block_k : 0),
+                                          slice_stride,
+                                          tma_store ? 1 : 0};
+    const int64_t items = tiles_m(m) * tiles_n(n) * slices;
+    const dim3 grid(unsigned(blocks > 0 && blocks < items ? blocks : items));
     return with_ops(op_a, op_b, [&](auto oa, auto ob) {
       // Made ready here too, on the very kernel launched: a translation unit that instantiates these kernels (a
       // compiled-mode caller of the experimental entry, say) registers its own copy of them with the runtime, and
       // prepare() may have run in another unit's inline copy of this class. Once ready, one atomic load.
-      constexpr auto function = &kernel::gemm_tma_wgmma<Policy, decltype(oa)::value, decltype(ob)::value>;
-      if (status s = prepare_kernel_once<function>(device, Policy::shared_bytes,
-                                                   [] { return "the Hopper kernel of policy " + Policy::name(); });
-          s != status::success) {
-        return s;
-      }
-      return launch_kernel(function, grid, dim3(Policy::threads), Policy::shared_bytes, stream, device,
-                           "launching the Hopper kernel", map_a, map_b, out);
+      constexpr op oa_value = decltype(oa)::value, ob_value = decltype(ob)::value;
+      if (status s = prepare_one<oa_value, ob_value, Sliced>(device); s != status::success) return s;
+      return launch_kernel(&kernel::gemm_tma_wgmma<Policy, oa_value, ob_value, Sliced>, grid, dim3(Policy::threads),
+                           Policy::shared_bytes, stream, device, "launching the Hopper kernel", map_a, map_b, map_c, out);
     });
   }
 
+ public:
   /// Makes the 3xTF32 split kernel for a source stored along k (or mn) ready on `device` (3xTF32 policies only).
   static status prepare_split(bool contiguous_k, int device) {
     static_assert(Policy::split, "only a 3xTF32 policy reads split operands");

@@ -67,6 +67,7 @@ struct plan_step {
   bool to_workspace = false;  ///< The gemm writes alpha = 1, beta = 0 products to the workspace at `offset`.
   int64_t ld_out = 0;       ///< Leading dimension of the workspace product (and of the partials a reduce reads).
   int64_t slice_stride = 0; ///< Elements between consecutive slices' partials.
+  bool float_partials = false;  ///< The partials are float, whatever C's type (the sm_90a kernel's split-K).
   size_t offset = 0;        ///< Byte offset in the workspace: a pack's copy, a gemm's output, a reduce's input.
   // pack
   int64_t extent_mn = 0;    ///< Rows of op(A) (columns of op(B)) to copy.
@@ -193,7 +194,8 @@ class planner {
     if (!product) return status::success;
     const int64_t m = call_.problem.m, n = call_.problem.n, k = call_.problem.k;
     const double flops = 2.0 * double(m) * double(n) * double(k);
-    if (suits_wgmma()) return plan_wgmma(out);
+    int64_t wgmma_slices = 1, wgmma_slice_steps = 0;
+    if (suits_wgmma(wgmma_slices, wgmma_slice_steps)) return plan_wgmma(out, wgmma_slices, wgmma_slice_steps);
 
     // Which operands to rewrite as op(A) column-major m x k and op(B) as B^T stored n-contiguous (op_a = none,
     // op_b = transpose), the layout whose tiles load with plain vector copies. Only a misaligned operand needs
@@ -522,8 +524,11 @@ class planner {
 
   /// Whether the product runs on the entry's sm_90a kernel: the entry has one, the device runs the sm_90a image,
   /// the extents fit its 32-bit coordinates and grid, neither is thin, and its tiles fill at least wgmma_min_wave
-  /// of the multiprocessors.
-  bool suits_wgmma() const {
+  /// of the multiprocessors, or else k is deep enough to split into `slices` of `slice_steps` block_k steps each
+  /// (k at least wgmma_split_min_k, each slice at least wgmma_split_min_slice_k deep) that bring the work items up to
+  /// about one wave (slices = 1: no split).
+  bool suits_wgmma(int64_t& slices, int64_t& slice_steps) const {
+    slices = 1;
     const tuning::policy_numbers& p = t_.wgmma;
     if (p.block_m == 0 || !facts_.wgmma_image) return false;
     const int64_t m = call_.problem.m, n = call_.problem.n, k = call_.problem.k;
@@ -532,14 +537,26 @@ class planner {
     if (t_.wgmma_split_tf32 && (2 * m > limit || 2 * n > limit)) return false;  // big and small parts' lines
     const int64_t tiles_m = kernel::tiles_for(m, p.block_m), tiles_n = kernel::tiles_for(n, p.block_n);
     if (tiles_m * tiles_n > int64_t(INT32_MAX)) return false;  // its tile index is 32-bit
-    return double(tiles_m) * double(tiles_n) >= t_.wgmma_min_wave * double(facts_.multiprocessors);
+    const int64_t tiles = tiles_m * tiles_n, sms = facts_.multiprocessors > 0 ? facts_.multiprocessors : 1;
+    if (double(tiles) >= t_.wgmma_min_wave * double(sms)) return true;
+    // Too few tiles: split k, when the entry has a split-K kernel and k is deep enough for two slices or more.
+    if (t_.wgmma_partials.block_m == 0 || t_.wgmma_split_min_k <= 0 || k < t_.wgmma_split_min_k) return false;
+    const int64_t min_slice_steps = std::max<int64_t>(1, (t_.wgmma_split_min_slice_k + p.block_k - 1) / p.block_k);
+    const int64_t k_steps = (k + p.block_k - 1) / p.block_k;
+    int64_t n_slices = std::min(sms / tiles, k_steps / min_slice_steps);
+    const int64_t partial_bytes = round_up(m, 4) * n * int64_t(sizeof(float));
+    while (n_slices > 1 && n_slices * partial_bytes > t_.wgmma_max_partials_bytes) n_slices /= 2;
+    if (n_slices < 2) return false;
+    slice_steps = (k_steps + n_slices - 1) / n_slices;
+    slices = (k_steps + slice_steps - 1) / slice_steps;  // no slice left empty
+    return true;
   }
 
   /// The sm_90a plan: operands TMA cannot describe (base not 16-byte aligned, leading dimension not a multiple of
   /// 16 bytes) are realigned in their own layout, then one kernel covers C (any op pair for 16-bit elements: wgmma
   /// reads K-major and MN-major tiles alike; TF32 reads K-major tiles only, so an operand stored along m or n is
   /// copied K-major first; 3xTF32 splits both operands into K-major TF32 parts; TMA zero-fills the ragged edges).
-  status plan_wgmma(plan& out) {
+  status plan_wgmma(plan& out, int64_t slices, int64_t slice_steps) {
     const int64_t m = call_.problem.m, n = call_.problem.n;
     out.wgmma = true;
     if (status s = wgmma_operand(out, step_kind::pack_a, m, call_.op_a == op::transpose, call_.problem.a,
@@ -552,18 +569,35 @@ class planner {
         s != status::success) {
       return s;
     }
-    plan_step& g = out.steps[out.step_count++];
+    plan_step g;
     g.kind = step_kind::gemm;
     g.wgmma = true;
     g.rows = m, g.cols = n;
-    g.threads = t_.wgmma.threads;
-    g.shared_bytes = t_.wgmma.shared_bytes;
-    g.tiles_m = kernel::tiles_for(m, t_.wgmma.block_m);
-    g.tiles_n = kernel::tiles_for(n, t_.wgmma.block_n);
-    const int64_t tiles = g.tiles_m * g.tiles_n, sms = facts_.multiprocessors > 0 ? facts_.multiprocessors : 1;
-    g.grid_x = t_.wgmma_persistent && tiles > sms ? sms : tiles;
+    const tuning::policy_numbers& p = slices > 1 ? t_.wgmma_partials : t_.wgmma;
+    g.threads = p.threads;
+    g.shared_bytes = p.shared_bytes;
+    g.tiles_m = kernel::tiles_for(m, p.block_m);
+    g.tiles_n = kernel::tiles_for(n, p.block_n);
+    const int64_t items = g.tiles_m * g.tiles_n * slices, sms = facts_.multiprocessors > 0 ? facts_.multiprocessors : 1;
+    g.grid_x = t_.wgmma_persistent && items > sms ? sms : items;
     g.tile_group = t_.wgmma_group_m;
-    out.workspace_bytes = packed_bytes_;
+    if (slices > 1) {  // float partials in the workspace after the copies, then the reduction into C
+      out.split_k = true;
+      g.slices = slices;
+      g.k_per_slice = slice_steps * p.block_k;
+      g.to_workspace = true;
+      g.float_partials = true;
+      g.ld_out = round_up(m, 4);
+      g.slice_stride = g.ld_out * n;
+      g.offset = scratch_offset_ = packed_bytes_;
+      use_scratch(size_t(slices * g.slice_stride) * sizeof(float));
+      out.steps[out.step_count++] = g;
+      add_reduce(out, g, region{0, 0, m, n, 0, 0});
+      out.steps[out.step_count - 1].float_partials = true;
+    } else {
+      out.steps[out.step_count++] = g;
+    }
+    out.workspace_bytes = packed_bytes_ + scratch_bytes_;
     return status::success;
   }
 

@@ -7,8 +7,10 @@
 /// waiting for a stage to be released, announcing its bytes and starting the two TMA copies. Warpgroups 1..
 /// consumers each own a 64-row strip of the block's tile: they wait for a stage's bytes, issue four wgmmas (32 bytes
 /// of k each) from its swizzled slices, wait for them, release the stage and move on; their float accumulators stay in
-/// registers and go to C at the end (alpha, beta; C is not read when beta is 0): 16-bit C through a staging buffer per
-/// warp, as 16-byte pieces of its columns, float C straight from the registers. Tile edges need no special case: TMA
+/// registers and go to C at the end (alpha, beta; C is not read when beta is 0): 16-bit C with beta = 0 through a
+/// staging tile per consumer in shared memory (stmatrix) that TMA stores while the consumers start the next tile;
+/// other 16-bit C through a staging buffer per warp, as 16-byte pieces of its columns; float C straight from the
+/// registers (a float staging tile would not fit beside the stages). Tile edges need no special case: TMA
 /// fills what lies outside the operands with zeros, and the epilogue writes only inside C.
 ///
 /// Layouts (C column-major; a row-major call reaches here transposed): an operand read along k (op(A) = A^T,
@@ -28,6 +30,8 @@
 #include <cstdint>
 
 #include "../arch/mbarrier.cuh"
+#include "../arch/named_barrier.cuh"
+#include "../arch/stmatrix.cuh"
 #include "../arch/tma.cuh"
 #include "../arch/wgmma.cuh"
 #include "../numeric.cuh"
@@ -62,6 +66,12 @@ struct tma_wgmma_output {
   int group_m;   ///< Tiles along m per group of the tile order (see wgmma_tile).
   int small_line_a;  ///< 3xTF32: the line of map_a where A's small parts start (its big parts start at 0).
   int small_line_b;  ///< 3xTF32: the line of map_b where B's small parts start.
+  // Split-K (the kernel's SlicedK instantiation only): work item i is slice i / tiles of tile i % tiles.
+  int slices;            ///< Slices of k (1: not split).
+  int slice_steps;       ///< block_k steps per slice (the last slice may have fewer).
+  int64_t slice_stride;  ///< Elements of C from one slice's partial product to the next.
+  /// 16-bit C with beta = 0, C 16-byte aligned with ldc a multiple of 8: the epilogue stores through map_c (TMA).
+  int tma_store;
 };
 
 /// The tile (tile_m, tile_n) that the `index`-th tile of the order is: groups of `group_m` tile rows, each walked
@@ -77,16 +87,28 @@ __device__ __forceinline__ void wgmma_tile(int index, int tiles_m, int tiles_n, 
   tile_n = local / rows;
 }
 
+/// Split-K work item `item` (kernel gemm_tma_wgmma<..., true>): its tile and its slice's k steps [t_begin, t_end).
+__device__ __forceinline__ void slice_of(int item, int tiles, int k_tiles, int slice_steps, int& tile, int& t_begin,
+                                         int& t_end) {
+  const int slice = item / tiles;
+  tile = item - slice * tiles;
+  t_begin = slice * slice_steps;
+  t_end = k_tiles - t_begin < slice_steps ? k_tiles : t_begin + slice_steps;
+}
+
 /// Persistent: block b computes tiles b, b + gridDim.x, ... of the order wgmma_tile() gives (a grid of one block per
 /// tile computes each once; a grid of one block per multiprocessor overlaps a tile's epilogue with the copies of
 /// the next: the producer runs ahead through the same stage ring, whose phases count on across tiles).
 /// OpA and OpB are the column-major call's ops: map_a describes A as stored (op::transpose: m lines of k, boxes of
 /// block_k x block_m; op::none: k lines of m, boxes of 64 x 64), map_b likewise (op::none: n lines of k, boxes of
 /// block_k x block_n; op::transpose: k lines of n, boxes of 64 x 64).
-template <class Policy, op OpA, op OpB>
+/// SlicedK: the blocks walk (slice, tile) work items instead of tiles, each the product of one slice of k written to
+/// its own partial C (out.c + slice x out.slice_stride; the planner passes alpha = 1, beta = 0 and a float C, and a
+/// reduction adds the slices). A separate instantiation, so that the unsplit kernel's code stays as it was.
+template <class Policy, op OpA, op OpB, bool SlicedK = false>
 __global__ void __launch_bounds__(Policy::threads, 1)
     gemm_tma_wgmma(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-                   const tma_wgmma_output<typename Policy::element_c> out) {
+                   const __grid_constant__ CUtensorMap map_c, const tma_wgmma_output<typename Policy::element_c> out) {
 #if TGEMM_HAS_WGMMA
   using element = typename Policy::element_a;
   constexpr int stages = Policy::stages, bk = Policy::block_k, bn = Policy::block_n;
@@ -105,12 +127,17 @@ __global__ void __launch_bounds__(Policy::threads, 1)
   extern __shared__ uint8_t shared_raw[];
   // The 128-byte swizzle repeats every 1024 bytes and wgmma reads it from 1024-byte aligned tiles.
   uint8_t* shared = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(shared_raw) + 1023) & ~uintptr_t(1023));
-  uint64_t* full = reinterpret_cast<uint64_t*>(shared + stages * Policy::stage_bytes);  // a stage's bytes landed
-  uint64_t* empty = full + stages;                                                      // a stage was read
+  static_assert(Policy::stage_bytes % 1024 == 0, "the epilogue's staging tiles after the stages are 1024-byte aligned");
+  uint8_t* const epilogue_shared = shared + stages * Policy::stage_bytes;  // the epilogue's staging buffers
+  uint64_t* full = reinterpret_cast<uint64_t*>(epilogue_shared + Policy::epilogue_bytes);  // a stage's bytes landed
+  uint64_t* empty = full + stages;                                                          // a stage was read
   const int warpgroup = threadIdx.x / 128;
   const int k_tiles = (out.k + bk - 1) / bk;
   const int tiles_m = (out.m + Policy::block_m - 1) / Policy::block_m, tiles_n = (out.n + bn - 1) / bn;
   const int tiles = tiles_m * tiles_n;  // the host keeps it below 2^31
+  const int items = SlicedK ? tiles * out.slices : tiles;  // so is this
+  static_assert(!SlicedK || std::is_same<typename Policy::element_c, float>::value,
+                "split-K partial products are float");
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < stages; ++s) {
@@ -125,11 +152,13 @@ __global__ void __launch_bounds__(Policy::threads, 1)
     arch::set_max_registers<40, false>();
     if (threadIdx.x == 0) {
       int use = 0;  // stage uses so far, across tiles: stage use % stages, phase (use / stages) & 1
-      for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+      for (int item = blockIdx.x; item < items; item += gridDim.x) {
+        int tile = item, t_begin = 0, t_end = k_tiles;
+        if constexpr (SlicedK) slice_of(item, tiles, k_tiles, out.slice_steps, tile, t_begin, t_end);
         int tile_m, tile_n;
         wgmma_tile(tile, tiles_m, tiles_n, out.group_m, tile_m, tile_n);
         const int m0 = tile_m * Policy::block_m, n0 = tile_n * bn;
-        for (int t = 0; t < k_tiles; ++t, ++use) {
+        for (int t = t_begin; t < t_end; ++t, ++use) {
           const int s = use % stages;
           // The stage's previous use (use - stages) must have been released: that completed its phase.
           if (use >= stages) arch::mbarrier_wait(&empty[s], ((use / stages) & 1) ^ 1);
@@ -173,8 +202,15 @@ __global__ void __launch_bounds__(Policy::threads, 1)
     static_assert(!staged_epilogue || (sizeof(element_c) == 2 && !Policy::split && bn % columns == 0 &&
                                        columns % 16 == 0),
                   "the staged epilogue writes 16-bit C in chunks of 16-column passes");
-    float* staging = reinterpret_cast<float*>(shared + stages * Policy::stage_bytes + 2 * stages * 8) +
-                     ((threadIdx.x - 128) / 32) * columns * column_stride;
+    float* staging = reinterpret_cast<float*>(epilogue_shared) + ((threadIdx.x - 128) / 32) * columns * column_stride;
+    // With beta = 0 (out.tma_store), 16-bit C leaves through TMA stores instead: the warpgroup writes its 64 rows by
+    // store_columns columns into its staging tile (column-major, 128-byte swizzled, as map_c's boxes lie), one thread
+    // starts the copy, and the consumers go on to the next tile while the copy engine writes C. Before a tile is
+    // written again, its last copy must have read it.
+    constexpr int store_columns = Policy::epilogue_store_columns;
+    constexpr bool tma_epilogue = store_columns > 0 && !SlicedK;
+    uint8_t* const store_tile = epilogue_shared + consumer * 64 * 2 * store_columns;
+    const bool store_issuer = threadIdx.x % 128 == 0;
     const bool vector_c = reinterpret_cast<uintptr_t>(out.c) % 16 == 0 && (out.ldc * sizeof(element_c)) % 16 == 0;
     // A through registers (TF32, A stored along m): this thread's fragment elements (arch/wgmma.cuh) are rows
     // g and g + 8 of its warp's 16, columns t and t + 4 of each 8-deep k step. In the swizzled boxes, element (row,
@@ -189,7 +225,10 @@ __global__ void __launch_bounds__(Policy::threads, 1)
       }
     }
     int use = 0;  // as the producer counts
-    for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    for (int item = blockIdx.x; item < items; item += gridDim.x) {
+      int tile = item, t_begin = 0, t_end = k_tiles;
+      element_c* const c_out = SlicedK ? out.c + int64_t(item / tiles) * out.slice_stride : out.c;
+      if constexpr (SlicedK) slice_of(item, tiles, k_tiles, out.slice_steps, tile, t_begin, t_end);
       int tile_m, tile_n;
       wgmma_tile(tile, tiles_m, tiles_n, out.group_m, tile_m, tile_n);
       // The tile's sums: wgmma's accumulators, except for 3xTF32, whose error would be the tensor cores' additions
@@ -202,7 +241,7 @@ __global__ void __launch_bounds__(Policy::threads, 1)
       for (int i = 0; i < bn / 2; ++i) acc[i] = 0.0f;
 #pragma unroll
       for (int i = 0; i < split_count; ++i) acc_small[i] = 0.0f;
-      for (int t = 0; t < k_tiles; ++t, ++use) {
+      for (int t = t_begin; t < t_end; ++t, ++use) {
         const int s = use % stages;
         arch::mbarrier_wait(&full[s], (use / stages) & 1);
         const uint32_t a = arch::shared_address(shared + s * Policy::stage_bytes) + consumer * strip_bytes;
@@ -265,6 +304,41 @@ __global__ void __launch_bounds__(Policy::threads, 1)
       // tile's slices.
       const int64_t row0 = int64_t(tile_m) * Policy::block_m + consumer * 64 + warp * 16;
       const int64_t col0 = int64_t(tile_n) * bn;
+      if constexpr (tma_epilogue) {
+        if (out.tma_store) {
+          const float alpha = out.alpha;
+#pragma unroll
+          for (int pass = 0; pass < bn / store_columns; ++pass) {
+            if (store_issuer) arch::tma_store_wait_read<0>();
+            arch::named_barrier_sync(1 + consumer, 128);  // the tile's last copy has read it
+#pragma unroll
+            for (int group = 0; group < store_columns / 16; ++group) {
+              // Four 8 x 8 matrices: rows 8h .. 8h + 7 of the warp's 16 by 8-column chunks j and j + 1 (accumulators
+              // 4j + 2h, 4j + 2h + 1: arch/wgmma.cuh). Lane L stores column 16 group + 8 ((L / 8) / 2) + L % 8 of the
+              // pass, rows 16 warp + 8 ((L / 8) % 2) ..: its 16-byte unit 2 warp + (L / 8) % 2 of the column's 128
+              // bytes, XOR the column % 8 (the 128-byte swizzle).
+              const int j = pass * (store_columns / 8) + 2 * group;
+              uint32_t packed[4];
+#pragma unroll
+              for (int i = 0; i < 4; ++i) {
+                const int index = 4 * (j + i / 2) + 2 * (i % 2);
+                packed[i] = pack_pair<element_c>(alpha * acc[index], alpha * acc[index + 1]);
+              }
+              const int matrix = lane / 8, column = 16 * group + 8 * (matrix / 2) + lane % 8;
+              const int unit = (2 * warp + matrix % 2) ^ (column % 8);
+              arch::stmatrix_x4_transposed(store_tile + column * 128 + unit * 16, packed);
+            }
+            arch::fence_proxy_async_shared();
+            arch::named_barrier_sync(1 + consumer, 128);  // the whole staging tile is written
+            if (store_issuer) {
+              arch::tma_store_2d(&map_c, store_tile, int(tile_m) * Policy::block_m + consumer * 64,
+                                 int(col0) + pass * store_columns);
+              arch::tma_store_commit();
+            }
+          }
+          continue;
+        }
+      }
       if (staged_epilogue && vector_c && row0 + 16 <= out.m) {
         // 32 columns at a time: the warp writes its accumulators (wgmma's layout, arch/wgmma.cuh: rows g and g + 8
         // of its 16, columns 2t and 2t + 1 of each 8) into its staging buffer as floats, then each lane reads back
@@ -292,7 +366,7 @@ __global__ void __launch_bounds__(Policy::threads, 1)
             const float4 high = *reinterpret_cast<const float4*>(staging + column * column_stride + 8 * half + 4);
             const float value[8] = {low.x, low.y, low.z, low.w, high.x, high.y, high.z, high.w};
             if (col < out.n) {
-              element_c* c = out.c + (row0 + 8 * half) + col * out.ldc;
+              element_c* c = c_out + (row0 + 8 * half) + col * out.ldc;
               alignas(16) element_c piece[8];
               if (read_c) *reinterpret_cast<uint4*>(piece) = *reinterpret_cast<const uint4*>(c);
 #pragma unroll
@@ -316,7 +390,7 @@ __global__ void __launch_bounds__(Policy::threads, 1)
           for (int e = 0; e < 2; ++e) {
             const int64_t row = row0 + lane / 4 + 8 * h, col = col0 + 8 * j + 2 * (lane % 4) + e;
             if (row < out.m && col < out.n) {
-              element_c* c = out.c + row + col * out.ldc;
+              element_c* c = c_out + row + col * out.ldc;
               // alpha acc + beta C written out here rather than through device/epilogue.cuh's combine (the same
               // arithmetic): combine's "C or zero" argument cost 1.7-1.9 % at 4096^3 and 8192^3 (paired runs).
               const int i = 4 * j + 2 * h + e;
@@ -329,9 +403,12 @@ __global__ void __launch_bounds__(Policy::threads, 1)
         }
       }
     }
+    if constexpr (tma_epilogue) {
+      if (store_issuer) arch::tma_store_wait<0>();  // the staging tiles must outlive the copies reading them
+    }
   }
 #else
-  (void)map_a, (void)map_b, (void)out;  // other images: the host never launches this (see wgmma_image_probe)
+  (void)map_a, (void)map_b, (void)map_c, (void)out;  // other images: the host never launches this (see wgmma_image_probe)
 #endif
 }
 

@@ -17,10 +17,11 @@ inline constexpr int reduce_threads = 256;
 /// result is the same bit for bit on every run. beta == 0 never reads C. One thread per element of C, counted
 /// down the columns as one flat range (a grid over columns would idle most threads when m is small: 16 rows
 /// used 16 of 256 threads), loading reduce_batch slices at a time. With one slice it is the copy of a product
-/// staged in an aligned buffer to a misaligned C.
-template <class Element, class Scalar>
+/// staged in an aligned buffer to a misaligned C. Partials are C's type, or float (the sm_90a kernel's split-K
+/// partials of a 16-bit C).
+template <class Partial, class Element, class Scalar>
 __global__ void __launch_bounds__(reduce_threads)
-    reduce_split_k(const Element* __restrict__ partials, int64_t ld_partials, int64_t slice_stride, int slices,
+    reduce_split_k(const Partial* __restrict__ partials, int64_t ld_partials, int64_t slice_stride, int slices,
                    int64_t m, int64_t n, Scalar alpha, Scalar beta, Element* __restrict__ c, int64_t ldc) {
   // The flat index is turned into (row, col) by one division per thread, then stepped. (Dividing for every
   // element measured the same on an H200, within 0.4 us: memory bounds the kernel at split-K sizes.)
@@ -31,7 +32,7 @@ __global__ void __launch_bounds__(reduce_threads)
   for (; col < n; row += row_step, col += col_step) {
     if (row >= m) row -= m, ++col;  // row_step < m, so one wrap at most
     if (col >= n) break;
-    const Element* p = partials + row + col * ld_partials;
+    const Partial* p = partials + row + col * ld_partials;
     Scalar sum = Scalar(0);  // in alpha's precision: a 16-bit C is rounded once, at the end
     int s = 0;
     for (; s + reduce_batch <= slices; s += reduce_batch) {

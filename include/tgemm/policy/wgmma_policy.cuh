@@ -58,18 +58,36 @@ struct wgmma_policy {
   static constexpr int threads = 128 * (consumers + 1);
   /// Bytes of one stage: an A slice and a B slice (each in big and small parts for 3xTF32).
   static constexpr int stage_bytes = operand_parts * (block_m + block_n) * block_k * element_bytes<Element>;
-  /// Columns of C a consumer warp stages at a time in the epilogue (16 rows of each, as floats).
+  /// Columns of C a consumer warp stages at a time in the epilogue that reads C (16 rows of each, as floats).
   static constexpr int epilogue_columns = 32;
   /// Floats from one staged column to the next: 16 rows and 4 of padding, so that the accumulators' writes (8 rows by
   /// 4 column pairs per instruction) fall in 32 different banks and each column stays 16-byte aligned.
   static constexpr int epilogue_column_stride = 20;
-  /// Bytes of the epilogue's staging buffers, one per consumer warp: 16-bit C only (kernel/gemm_tma_wgmma.cuh says
-  /// why); 0 for float C.
+  /// Bytes of the staging buffers of that epilogue, one per consumer warp.
+  static constexpr int epilogue_read_c_bytes = consumers * 4 * epilogue_columns * epilogue_column_stride * 4;
+  /// Shared memory besides the epilogue's: the stages, 1024 bytes to align them to the swizzle pattern, the barriers.
+  static constexpr int mainloop_shared_bytes = stages * stage_bytes + 1024 + 2 * stages * 8;
+  /// 16-bit C with beta = 0: columns of C per TMA store of a consumer warpgroup (its 64 rows, 128 bytes, by this
+  /// many columns, 128-byte swizzled): the widest of block_n, block_n / 2, ..., 64 whose staging tiles fit beside
+  /// the stages, so that the consumers write the tile to shared memory and move on while the copy engine stores it;
+  /// 0 for float C (kernel/gemm_tma_wgmma.cuh says why) and when not even 64 columns fit.
+  static constexpr int epilogue_store_columns = [] {
+    int fits = 0;
+    for (int columns = 64; columns <= block_n; columns *= 2) {
+      if (mainloop_shared_bytes + consumers * 128 * columns <= 227 * 1024) fits = columns;
+    }
+    return element_bytes<ElementC> == 2 ? fits : 0;
+  }();
+  /// Bytes of the epilogue's staging buffers (16-bit C only; 0 for float C): the TMA store's tiles, which the
+  /// epilogue that reads C shares.
   static constexpr int epilogue_bytes =
-      element_bytes<ElementC> == 2 ? consumers * 4 * epilogue_columns * epilogue_column_stride * 4 : 0;
-  /// Shared memory one block needs: the stages, 1024 bytes to align them to the swizzle pattern, the barriers, the
-  /// epilogue's staging buffers.
-  static constexpr int shared_bytes = stages * stage_bytes + 1024 + 2 * stages * 8 + epilogue_bytes;
+      element_bytes<ElementC> != 2
+          ? 0
+          : (consumers * 128 * epilogue_store_columns > epilogue_read_c_bytes ? consumers * 128 * epilogue_store_columns
+                                                                              : epilogue_read_c_bytes);
+  /// Shared memory one block needs: the stages, then the epilogue's staging buffers (1024-byte aligned, as the
+  /// stages are), then the barriers.
+  static constexpr int shared_bytes = mainloop_shared_bytes + epilogue_bytes;
   /// Elements per 16-byte TMA unit: leading dimensions must be multiples of it, pointers 16-byte aligned.
   static constexpr int vector_width = 16 / element_bytes<Element>;
   /// Elements per store of C the planner must allow for: 1, C needs no alignment (the kernel itself uses 16-byte
@@ -101,5 +119,22 @@ struct wgmma_policy {
            std::to_string(stages) + "_c_" + element_traits<ElementC>::tag;
   }
 };
+
+/// The policy whose split-K kernel writes the float partial products of Policy's problems: the same tile, stages
+/// and math with a float C (Policy itself when its C is float). void for 3xTF32 (whose plans do not split k) and for
+/// a void Policy.
+template <class Policy>
+struct wgmma_partials {
+  using type = std::conditional_t<Policy::split, void,
+                                  wgmma_policy<block_shape<Policy::block_m, Policy::block_n, Policy::block_k>,
+                                               Policy::stages, typename Policy::element_a, float, Policy::math>>;
+};
+template <>
+struct wgmma_partials<void> {
+  using type = void;
+};
+/// Shorthand for wgmma_partials<Policy>::type.
+template <class Policy>
+using wgmma_partials_t = typename wgmma_partials<Policy>::type;
 
 }  // namespace tgemm

@@ -238,6 +238,10 @@ struct tuning_values {
   bool wgmma_mn_major_a = true;              ///< The sm_90a kernel reads an A stored along m in place.
   bool wgmma_mn_major_b = true;              ///< The sm_90a kernel reads a B stored along n in place (not TF32).
   bool wgmma_split_tf32 = false;             ///< The sm_90a kernel reads operands split into TF32 parts (3xTF32).
+  policy_numbers wgmma_partials;             ///< Its split-K kernel's policy (block_m == 0: none).
+  int64_t wgmma_split_min_k = 0;             ///< See simt_f32_thresholds::wgmma_split_min_k.
+  int64_t wgmma_split_min_slice_k = 0;       ///< See simt_f32_thresholds::wgmma_split_min_k.
+  int64_t wgmma_max_partials_bytes = 0;      ///< See simt_f32_thresholds::wgmma_max_partials_bytes.
 
   /// The numbers of a slot's policy.
   const policy_numbers& operator[](slot s) const { return slots[int(s)]; }
@@ -267,7 +271,12 @@ tuning_values values_of() {
     v.wgmma_mn_major_a = Entry::wgmma::reads_mn_major_a;
     v.wgmma_mn_major_b = Entry::wgmma::reads_mn_major_b;
     v.wgmma_split_tf32 = Entry::wgmma::split;
+    using partials = wgmma_partials_t<typename Entry::wgmma>;
+    if constexpr (!std::is_void<partials>::value) v.wgmma_partials = numbers_of<partials>();
   }
+  v.wgmma_split_min_k = Entry::wgmma_split_min_k;
+  v.wgmma_split_min_slice_k = Entry::wgmma_split_min_slice_k;
+  v.wgmma_max_partials_bytes = Entry::wgmma_max_partials_bytes;
   v.wgmma_min_wave = Entry::wgmma_min_wave;
   v.wgmma_persistent = Entry::wgmma_persistent;
   v.wgmma_group_m = Entry::wgmma_group_m;
