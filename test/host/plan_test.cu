@@ -513,13 +513,18 @@ TEST_CASE("16-bit plans on an H200 running the sm_90a image: the Hopper kernel w
     CHECK(tgemm::detail::describe(p, &values, "bfloat16", 128, 4096, 4096).find("wgmma_bf16_b128x256x64_s4_c_f32") !=
           std::string::npos);
   }
-  // Slices of at least wgmma_split_min_slice_k (512: 8 steps): 768 x 768 is 6 x 3 tiles (7 slices would fill the
-  // GPU), but k = 2104 (33 steps) takes only 4 slices of 9 steps, the last one shorter (6 steps, ragged).
+  // 768 x 768 is 6 x 3 tiles: 7 slices fill the GPU; k = 2104 is 33 steps of 64, so 7 slices of 5 steps, the last
+  // one shorter (3 steps, its last one ragged).
   p = plan_16bit<__half, __half>(shape(768, 768, 2104), f);
   CHECK(kinds_of(p) == "gemm reduce");
   CHECK(p.wgmma);
-  CHECK(p.steps[0].slices == 4);
-  CHECK(p.steps[0].k_per_slice == 576);
+  CHECK(p.steps[0].slices == 7);
+  CHECK(p.steps[0].k_per_slice == 320);
+  // Slices of at least wgmma_split_min_slice_k (256: 4 steps): 128 x 256 is one tile, and k = 2048 (32 steps) takes
+  // 8 slices, not 132.
+  p = plan_16bit<__nv_bfloat16, __nv_bfloat16>(shape(128, 256, 2048), f);
+  CHECK(p.wgmma);
+  CHECK(p.steps[0].slices == 8);
   // k below wgmma_split_min_k (2048): the mma.sync tiles, unsplit for a 16-bit C (1024^3 split four ways on the
   // Hopper kernel measured 0.76x the mma.sync plan).
   for (const int64_t k : {int64_t(256), int64_t(1024), int64_t(2047)}) {

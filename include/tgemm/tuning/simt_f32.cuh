@@ -87,12 +87,13 @@ struct simt_f32_thresholds {
   /// reduction) when k is at least wgmma_split_min_k, into slices at least wgmma_split_min_slice_k deep (rounded up
   /// to whole block_k steps), as many as one wave of blocks holds; wgmma_split_min_k = 0: it never splits (the other
   /// kernels take the problem). Measured on an H200 (tgemm_bench_tensorop --set few_tiles, bf16 and TF32, against
-  /// the mma.sync plans): with k = 4096 or 8192 the split ran 1.2-4.4x faster (128 x 4096 x 4096 bf16 95 -> 154
-  /// TFLOP/s, 256 x 256 x 8192 bf16 13 -> 58), at 1024^3 and 512^3 0.76-0.88x, and TF32 256 x 256 x 8192 cut into
-  /// 64 slices of 128 lost too (53 -> 46).
+  /// the mma.sync plans; bench/results/h200-hopper-tma-store-split-k.txt): with k of 2048 to 8192 the split ran
+  /// 1.2-4.4x faster (128 x 4096 x 4096 bf16 95 -> 154 TFLOP/s, 256 x 256 x 8192 bf16 13 -> 58), at 1024^3 and
+  /// 512^3 0.76-0.88x (hence the 2048), and TF32 256 x 256 x 8192 in 64 slices of 128 lost too, 53 -> 46 (hence
+  /// slices of 256 or more: 32 slices there, not measured yet; every other measured shape splits as it was measured).
   static constexpr int64_t wgmma_split_min_k = 2048;
   /// See wgmma_split_min_k.
-  static constexpr int64_t wgmma_split_min_slice_k = 512;
+  static constexpr int64_t wgmma_split_min_slice_k = 256;
   /// The sm_90a kernel's float partial products are bounded by this many bytes; beyond it the split shrinks.
   static constexpr int64_t wgmma_max_partials_bytes = int64_t(512) << 20;
   /// The sm_90a kernel runs one persistent block per multiprocessor (true), which overlaps each tile's epilogue
