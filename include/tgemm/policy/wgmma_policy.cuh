@@ -125,12 +125,14 @@ struct wgmma_policy {
 /// a void Policy.
 template <class Policy>
 struct wgmma_partials {
+  /// The partials' policy, or void.
   using type = std::conditional_t<Policy::split, void,
                                   wgmma_policy<block_shape<Policy::block_m, Policy::block_n, Policy::block_k>,
                                                Policy::stages, typename Policy::element_a, float, Policy::math>>;
 };
 template <>
 struct wgmma_partials<void> {
+  /// No policy: no partials.
   using type = void;
 };
 /// Shorthand for wgmma_partials<Policy>::type.
