@@ -167,24 +167,24 @@ status execute(const plan& p, const canonical_call<Types>& call, std::byte* work
         launched = kernels.launch(s, g, stream, device);
         break;
       }
-      case step_kind::reduce:
-        if (s.float_partials) {
-          if constexpr (helpers::has_float_partials) {
-            launched = launch_kernel(helpers::reduce_float_partials(), dim3(unsigned(s.grid_x)),
-                                     dim3(kernel::reduce_threads), 0, stream, device,
-                                     "launching the split-K reduction kernel",
-                                     reinterpret_cast<const float*>(workspace + s.offset), s.ld_out, s.slice_stride,
-                                     int(s.slices), s.rows, s.cols, call.update.alpha, call.update.beta,
-                                     call.update.c + s.row + s.col * call.update.ldc, call.update.ldc);
+      case step_kind::reduce: {
+        // The partials are C's type, or float for the sm_90a kernel's split-K (never for a double C: prepare refused).
+        const auto reduce_into_c = [&](auto function, const auto* partials) {
+          return launch_kernel(function, dim3(unsigned(s.grid_x)), dim3(kernel::reduce_threads), 0, stream, device,
+                               "launching the split-K reduction kernel", partials, s.ld_out, s.slice_stride,
+                               int(s.slices), s.rows, s.cols, call.update.alpha, call.update.beta,
+                               call.update.c + s.row + s.col * call.update.ldc, call.update.ldc);
+        };
+        if constexpr (helpers::has_float_partials) {
+          if (s.float_partials) {
+            launched = reduce_into_c(helpers::reduce_float_partials(),
+                                     reinterpret_cast<const float*>(workspace + s.offset));
+            break;
           }
-          break;  // (prepare refused a double C)
         }
-        launched = launch_kernel(helpers::reduce, dim3(unsigned(s.grid_x)), dim3(kernel::reduce_threads), 0, stream,
-                                 device, "launching the split-K reduction kernel",
-                                 reinterpret_cast<const C*>(workspace + s.offset), s.ld_out, s.slice_stride,
-                                 int(s.slices), s.rows, s.cols, call.update.alpha, call.update.beta,
-                                 call.update.c + s.row + s.col * call.update.ldc, call.update.ldc);
+        launched = reduce_into_c(helpers::reduce, reinterpret_cast<const C*>(workspace + s.offset));
         break;
+      }
       case step_kind::scale:
         launched = launch_kernel(helpers::scale, dim3(unsigned(s.grid_x), unsigned(s.grid_y)),
                                  dim3(kernel::scale_threads), 0, stream, device, "launching the C = beta C kernel",

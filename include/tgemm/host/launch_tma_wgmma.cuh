@@ -106,8 +106,8 @@ struct wgmma_kernels {
 
   /// Split-K: the product of each of `slices` slices of k (k_per_slice deep, a multiple of block_k; the last may be
   /// shorter) written to its own m x n partial at partials + slice x slice_stride (leading dimension ld_partials),
-  /// unscaled; a reduction adds them into C. Float C policies only (Policy is the partials' policy, see
-  /// tuning::wgmma_partials_of); prepare(op_a, op_b, device, true) must have succeeded.
+  /// unscaled; a reduction adds them into C. Float C policies only (Policy is the partials' policy,
+  /// wgmma_partials_t of the table's); prepare(op_a, op_b, device, true) must have succeeded.
   static status launch_sliced(op op_a, op op_b, int64_t m, int64_t n, int64_t k, const A* a, int64_t lda,
                               const B* b, int64_t ldb, C* partials, int64_t ld_partials, int64_t slices,
                               int64_t k_per_slice, int64_t slice_stride, int64_t blocks, int group_m,

@@ -87,13 +87,15 @@ __device__ __forceinline__ void wgmma_tile(int index, int tiles_m, int tiles_n, 
   tile_n = local / rows;
 }
 
-/// Split-K work item `item` (kernel gemm_tma_wgmma<..., true>): its tile and its slice's k steps [t_begin, t_end).
-__device__ __forceinline__ void slice_of(int item, int tiles, int k_tiles, int slice_steps, int& tile, int& t_begin,
-                                         int& t_end) {
+/// Split-K work item `item` (kernel gemm_tma_wgmma<..., true>): its tile and its slice's k steps [t_begin, t_end);
+/// returns the slice.
+__device__ __forceinline__ int slice_of(int item, int tiles, int k_tiles, int slice_steps, int& tile, int& t_begin,
+                                        int& t_end) {
   const int slice = item / tiles;
   tile = item - slice * tiles;
   t_begin = slice * slice_steps;
   t_end = k_tiles - t_begin < slice_steps ? k_tiles : t_begin + slice_steps;
+  return slice;
 }
 
 /// Persistent: block b computes tiles b, b + gridDim.x, ... of the order wgmma_tile() gives (a grid of one block per
@@ -209,7 +211,7 @@ __global__ void __launch_bounds__(Policy::threads, 1)
     // written again, its last copy must have read it.
     constexpr int store_columns = Policy::epilogue_store_columns;
     constexpr bool tma_epilogue = store_columns > 0 && !SlicedK;
-    uint8_t* const store_tile = epilogue_shared + consumer * 64 * 2 * store_columns;
+    uint8_t* const store_tile = epilogue_shared + consumer * Policy::epilogue_store_tile_bytes;
     const bool store_issuer = threadIdx.x % 128 == 0;
     const bool vector_c = reinterpret_cast<uintptr_t>(out.c) % 16 == 0 && (out.ldc * sizeof(element_c)) % 16 == 0;
     // A through registers (TF32, A stored along m): this thread's fragment elements (arch/wgmma.cuh) are rows
@@ -226,9 +228,9 @@ __global__ void __launch_bounds__(Policy::threads, 1)
     }
     int use = 0;  // as the producer counts
     for (int item = blockIdx.x; item < items; item += gridDim.x) {
-      int tile = item, t_begin = 0, t_end = k_tiles;
-      element_c* const c_out = SlicedK ? out.c + int64_t(item / tiles) * out.slice_stride : out.c;
-      if constexpr (SlicedK) slice_of(item, tiles, k_tiles, out.slice_steps, tile, t_begin, t_end);
+      int tile = item, t_begin = 0, t_end = k_tiles, slice = 0;
+      if constexpr (SlicedK) slice = slice_of(item, tiles, k_tiles, out.slice_steps, tile, t_begin, t_end);
+      element_c* const c_out = out.c + int64_t(slice) * out.slice_stride;  // the slice's partial (SlicedK)
       int tile_m, tile_n;
       wgmma_tile(tile, tiles_m, tiles_n, out.group_m, tile_m, tile_n);
       // The tile's sums: wgmma's accumulators, except for 3xTF32, whose error would be the tensor cores' additions

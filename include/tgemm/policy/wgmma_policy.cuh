@@ -8,6 +8,7 @@
 /// A stored along m through registers; 3xTF32 reads K-major split copies (reads_mn_major_a, reads_mn_major_b).
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <type_traits>
 
@@ -74,17 +75,16 @@ struct wgmma_policy {
   static constexpr int epilogue_store_columns = [] {
     int fits = 0;
     for (int columns = 64; columns <= block_n; columns *= 2) {
-      if (mainloop_shared_bytes + consumers * 128 * columns <= 227 * 1024) fits = columns;
+      if (mainloop_shared_bytes + consumers * 64 * 2 * columns <= 227 * 1024) fits = columns;
     }
     return element_bytes<ElementC> == 2 ? fits : 0;
   }();
+  /// Bytes of one consumer warpgroup's TMA-store staging tile: 64 rows of 2 bytes by epilogue_store_columns.
+  static constexpr int epilogue_store_tile_bytes = 64 * 2 * epilogue_store_columns;
   /// Bytes of the epilogue's staging buffers (16-bit C only; 0 for float C): the TMA store's tiles, which the
   /// epilogue that reads C shares.
   static constexpr int epilogue_bytes =
-      element_bytes<ElementC> != 2
-          ? 0
-          : (consumers * 128 * epilogue_store_columns > epilogue_read_c_bytes ? consumers * 128 * epilogue_store_columns
-                                                                              : epilogue_read_c_bytes);
+      element_bytes<ElementC> != 2 ? 0 : std::max(consumers * epilogue_store_tile_bytes, epilogue_read_c_bytes);
   /// Shared memory one block needs: the stages, then the epilogue's staging buffers (1024-byte aligned, as the
   /// stages are), then the barriers.
   static constexpr int shared_bytes = mainloop_shared_bytes + epilogue_bytes;

@@ -81,7 +81,7 @@ struct simt_f32_thresholds {
   /// that suits it there, on a device that executes the sm_90a image (tgemm::gemm() checks which image runs).
   using wgmma = void;
   /// A problem suits the sm_90a kernel when neither m nor n is thin (at most narrow_extent) and its tiles fill at
-  /// least this fraction of the multiprocessors (that kernel does not split k: smaller grids keep the other tiles).
+  /// least this fraction of the multiprocessors (smaller grids split k on it, below, or keep the other tiles).
   static constexpr double wgmma_min_wave = 0.5;
   /// Where those tiles would fill fewer, the sm_90a kernel splits k instead (float partial products, then the
   /// reduction) when k is at least wgmma_split_min_k, into slices at least wgmma_split_min_slice_k deep (rounded up
