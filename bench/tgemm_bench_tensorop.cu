@@ -1,13 +1,15 @@
 // tgemm's tensor-core GEMMs against cuBLAS (cublasGemmEx, cublasDgemm), timed side by side in one process.
 //
-// Usage: tgemm_bench_tensorop [--set square|odd|layouts|skinny|all|few_tiles]
+// Usage: tgemm_bench_tensorop [--set square|odd|layouts|skinny|all|few_tiles|thin]
 //                             [--types bf16,fp16,bf16f32,fp16f32,f64,tf32,tf32x3]
 //                             [--reps N] [--out DIR] [--quick]
 //   --set    shapes (default all): square 2048^3, 4096^3, 8192^3; odd 4095^3, 4097^3 (leading dimensions odd,
 //            so operands are not 16-byte aligned); layouts 4096^3 in every col-major op pair and row-major NN;
 //            skinny 4096x4096x128, 128x4096x4096, 16x8192x8192; few_tiles (not part of all): problems whose
 //            128 x 256 tiles fill fewer than half of an H200's multiprocessors (128x4096x4096, 256x2048x4096,
-//            512x1024x8192, 1024^3, 1000^3, 768x768x2048, 512^3, 256x256x8192, 64x4096x4096).
+//            512x1024x8192, 1024^3, 1000^3, 768x768x2048, 512^3, 256x256x8192, 64x4096x4096); thin (not part of
+//            all): at most 32 rows or columns, where tgemm keeps the mma.sync tiles (1, 8, 16 and 32 x 8192 x 8192,
+//            8192 x 16 x 8192, 16 x 4096 x 4096, 16 x 8192 x 8192 row-major and TN).
 //   --types  element types A,B -> C (default bf16,fp16): bf16 = bf16->bf16, fp16 = fp16->fp16, bf16f32 =
 //            bf16->float, fp16f32 = fp16->float, f64 = double->double (against cublasDgemm), tf32 = float with
 //            math_mode::tf32 (against CUBLAS_COMPUTE_32F_FAST_TF32), tf32x3 = float with math_mode::tf32x3 (against
@@ -334,6 +336,13 @@ std::vector<shape> make_shapes(const std::string& set, bool quick) {
     add(128, 4096, 4096, "skinny");
     add(16, 8192, 8192, "skinny");
   }
+  if (set == "thin") {
+    for (int64_t m : {1, 8, 16, 32}) add(m, 8192, 8192, "thin");
+    add(8192, 16, 8192, "thin");
+    add(16, 4096, 4096, "thin");
+    add(16, 8192, 8192, "thin", layout::row_major);
+    add(16, 8192, 8192, "thin", layout::col_major, op::transpose, op::none);
+  }
   if (set == "few_tiles") {
     const int64_t few[][3] = {{128, 4096, 4096}, {256, 2048, 4096}, {512, 1024, 8192}, {1024, 1024, 1024},
                               {1000, 1000, 1000}, {768, 768, 2048},  {512, 512, 512},   {256, 256, 8192},
@@ -344,7 +353,7 @@ std::vector<shape> make_shapes(const std::string& set, bool quick) {
 }
 
 [[noreturn]] void usage(const char* program) {
-  std::fprintf(stderr, "usage: %s [--set square|odd|layouts|skinny|all|few_tiles] "
+  std::fprintf(stderr, "usage: %s [--set square|odd|layouts|skinny|all|few_tiles|thin] "
                "[--types bf16,fp16,bf16f32,fp16f32,f64,tf32,tf32x3] [--reps N] [--out DIR] [--quick]\n", program);
   std::exit(2);
 }
@@ -365,7 +374,7 @@ int main(int argc, char** argv) {
     else usage(argv[0]);
   }
   if (reps < 1 || (set != "all" && set != "square" && set != "odd" && set != "layouts" && set != "skinny" &&
-                   set != "few_tiles")) {
+                   set != "few_tiles" && set != "thin")) {
     usage(argv[0]);
   }
   if (quick) types = "bf16";

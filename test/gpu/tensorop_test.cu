@@ -91,8 +91,9 @@ struct tc_case {
   }
 };
 
+/// Runs one call through tgemm::gemm() and checks C against the long-double reference; returns the plan it ran.
 template <class AB, class C>
-void run_case(const tc_case& c) {
+tgemm::detail::plan run_case(const tc_case& c) {
   INFO(c.describe() << " A,B " << tgemm::element_traits<AB>::name << " C " << tgemm::element_traits<C>::name);
   const int64_t a_count = stored_elements(c.order, c.op_a, c.m, c.k, c.lda());
   const int64_t b_count = stored_elements(c.order, c.op_b, c.k, c.n, c.ldb());
@@ -192,6 +193,7 @@ void run_case(const tc_case& c) {
   INFO(bad << " elements out of bound, worst by " << worst << "x");
   CHECK(bad == 0);
   CHECK(padding_changed == 0);
+  return plans.calls() > 0 ? plans.last() : tgemm::detail::plan{};
 }
 
 const op op_pairs[4][2] = {{op::none, op::none}, {op::none, op::transpose}, {op::transpose, op::none},
@@ -286,6 +288,37 @@ TEMPLATE_TEST_CASE("tensor-core gemm(): layouts, ops and tile edges", "[tensorop
         c.pad_a = shape[2] % 2 == 0 ? 8 : 0;
         c.pad_c = 3;
         run_case<AB, C>(c);
+      }
+    }
+  }
+}
+
+TEMPLATE_TEST_CASE("tensor-core gemm(): a 16-bit C splits k with float partials, rounded once", "[tensorop]",
+                   half_half, bf16_bf16) {
+  using AB = typename TestType::first_type;
+  using C = typename TestType::second_type;
+  // Thin and few-tile problems too small for the Hopper kernel: the mma.sync tiles split k, the float-C kernel
+  // writes the partials and the reduction rounds once into C (beta = 0 on a NaN C too: never read).
+  const int64_t shapes[][3] = {{16, 2048, 3000}, {2048, 16, 3000}, {24, 1000, 1500}, {256, 256, 1800}};
+  for (const layout order : {layout::col_major, layout::row_major}) {
+    for (const auto& ops : op_pairs) {
+      for (const auto& shape : shapes) {
+        tc_case c;
+        c.order = order, c.op_a = ops[0], c.op_b = ops[1];
+        c.m = shape[0], c.n = shape[1], c.k = shape[2];
+        c.alpha = random_scalar(0.5f, 2.0f);
+        c.beta = shape[2] == 3000 ? 0.0f : random_scalar(-1.0f, 1.0f);
+        c.pad_c = 3;
+        const tgemm::detail::plan p = run_case<AB, C>(c);
+        INFO(c.describe());
+        CHECK(p.split_k);
+        CHECK_FALSE(p.wgmma);
+        for (int i = 0; i < p.step_count; ++i) {
+          const tgemm::detail::plan_step& s = p.steps[i];
+          if (s.kind == tgemm::detail::step_kind::gemm || s.kind == tgemm::detail::step_kind::reduce) {
+            CHECK(s.float_partials);
+          }
+        }
       }
     }
   }
@@ -421,10 +454,11 @@ TEST_CASE("NVIDIA_TF32_OVERRIDE=0 makes TF32 and 3xTF32 calls strict FP32", "[tf
 TEMPLATE_TEST_CASE("tensor-core gemm(): the sanitizer's subset", "[sanitize]", half_half, half_float, bf16_bf16,
                    bf16_float, tf32_float, tf32x3_float, f64_f64) {
   // Small enough to run under every compute-sanitizer tool (scripts/sanitize.sh): ragged tiles of each slot, every
-  // op pair, beta = 0 on a C full of NaN (initcheck: C is never read), and misaligned operands (the repack path).
+  // op pair, beta = 0 on a C full of NaN (initcheck: C is never read), misaligned operands (the repack path), and a
+  // thin product deep enough to split k (a 16-bit C's float partials).
   using AB = typename TestType::first_type;
   using C = typename TestType::second_type;
-  const int64_t shapes[][3] = {{37, 45, 50}, {130, 260, 72}, {20, 300, 40}};
+  const int64_t shapes[][3] = {{37, 45, 50}, {130, 260, 72}, {20, 300, 40}, {24, 200, 520}};
   for (const auto& ops : op_pairs) {
     for (const auto& shape : shapes) {
       tc_case c;

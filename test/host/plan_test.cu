@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -395,7 +396,7 @@ plan plan_16bit(const call_spec& c, const device_facts& f) {
 
 }  // namespace
 
-TEST_CASE("16-bit plans on an H200: tiles, repacking instead of scalar loads, split-K only for a float C", "[plan]") {
+TEST_CASE("16-bit plans on an H200: tiles, repacking instead of scalar loads, split-K with float partials", "[plan]") {
   const device_facts f = h200();
   call_spec big;
   big.m = big.n = big.k = 4096;
@@ -429,12 +430,40 @@ TEST_CASE("16-bit plans on an H200: tiles, repacking instead of scalar loads, sp
   CHECK(p.a.ld == 40);
   CHECK(p.steps[0].extent_mn == 40);  // the contiguous extent
   CHECK(p.steps[0].extent_k == 64);   // lines: m of them
-  // A skinny product splits k with a float C, never with a 16-bit C (its partials would be rounded twice).
+  // A skinny product splits k with any C. The partials are float either way: a 16-bit C's split step runs the
+  // float-C twin of the slot's kernel, and the reduction rounds once, into C.
   call_spec skinny;
   skinny.m = 64, skinny.n = 64, skinny.k = 16384;
-  CHECK(plan_16bit<__nv_bfloat16, float>(skinny, f).split_k);
-  CHECK_FALSE(plan_16bit<__nv_bfloat16, __nv_bfloat16>(skinny, f).split_k);
-  CHECK_FALSE(plan_16bit<__half, __half>(skinny, f).split_k);
+  const plan float_c = plan_16bit<__nv_bfloat16, float>(skinny, f);
+  CHECK(kinds_of(float_c) == "gemm reduce");
+  CHECK_FALSE(float_c.steps[0].float_partials);  // C's own type
+  for (const plan& half_c :
+       {plan_16bit<__nv_bfloat16, __nv_bfloat16>(skinny, f), plan_16bit<__half, __half>(skinny, f)}) {
+    CHECK(kinds_of(half_c) == "gemm reduce");
+    CHECK(half_c.steps[0].slices == float_c.steps[0].slices);
+    CHECK(half_c.steps[0].float_partials);
+    CHECK(half_c.steps[1].float_partials);
+    CHECK(half_c.workspace_bytes == float_c.workspace_bytes);  // slices x 64 x 64 floats
+  }
+  CHECK(float_c.workspace_bytes == size_t(float_c.steps[0].slices) * 64 * 64 * sizeof(float));
+  // The thin bf16 product of the issue's skinny set: 16 rows take the small tile's 128 tiles, split four ways to
+  // fill the H200's 132 x 4 resident blocks, with the float-C kernel's launch numbers.
+  call_spec thin;
+  thin.m = 16, thin.n = 8192, thin.k = 8192;
+  p = plan_16bit<__nv_bfloat16, __nv_bfloat16>(thin, f);
+  CHECK(kinds_of(p) == "gemm reduce");
+  CHECK(slots_of(p) == "tiny_m x4");
+  CHECK(p.steps[0].tiles_n == 128);
+  CHECK(p.steps[0].slices == 4);
+  CHECK(p.steps[0].k_per_slice == 2048);
+  CHECK(p.steps[0].float_partials);
+  const auto values = tgemm::tuning::values_for<tgemm::tuning::tensorop_f16<__nv_bfloat16, __nv_bfloat16>>(900);
+  REQUIRE(values.float_partials);
+  CHECK(p.steps[0].threads == values.partials_slots[int(tgemm::tuning::slot::tiny_m)].threads);
+  CHECK(p.steps[0].shared_bytes == values.partials_slots[int(tgemm::tuning::slot::tiny_m)].shared_bytes);
+  const std::string text = tgemm::detail::describe(p, &values, "bfloat16", 16, 8192, 8192);
+  CHECK(text.find("gemm tiny_m tensorop_bf16_b64x64x32_w32x32_i16x8x16_s4_c_f32") != std::string::npos);
+  CHECK(text.find("(partials)") != std::string::npos);
   // Odd sizes: both operands repacked (odd leading dimensions), no peeling: the large tile covers the ragged edge.
   call_spec odd_big;
   odd_big.m = odd_big.n = odd_big.k = 4097;
@@ -525,14 +554,20 @@ TEST_CASE("16-bit plans on an H200 running the sm_90a image: the Hopper kernel w
   p = plan_16bit<__nv_bfloat16, __nv_bfloat16>(shape(128, 256, 2048), f);
   CHECK(p.wgmma);
   CHECK(p.steps[0].slices == 8);
-  // k below wgmma_split_min_k (2048): the mma.sync tiles, unsplit for a 16-bit C (1024^3 split four ways on the
-  // Hopper kernel measured 0.76x the mma.sync plan).
+  // k below wgmma_split_min_k (2048): the mma.sync tiles (1024^3 split four ways on the Hopper kernel measured
+  // 0.76x the mma.sync plan), split there as for a float C (float partials) once k holds two slices of 4 steps.
   for (const int64_t k : {int64_t(256), int64_t(1024), int64_t(2047)}) {
     p = plan_16bit<__nv_bfloat16, __nv_bfloat16>(shape(1024, 1024, k), f);
     CHECK_FALSE(p.wgmma);
-    CHECK_FALSE(p.split_k);
+    CHECK(p.split_k == (k >= 2 * 4 * 64));
+    CHECK(p.split_k == plan_16bit<__nv_bfloat16, float>(shape(1024, 1024, k), f).split_k);
+    for (int i = 0; i < p.step_count; ++i) {  // k = 2047 also realigns B (ldb = 2047)
+      if (p.steps[i].kind != step_kind::pack_b) CHECK(p.steps[i].float_partials == p.split_k);
+    }
   }
-  CHECK(plan_16bit<__nv_bfloat16, __nv_bfloat16>(shape(1024, 1024, 2048), f).split_k);
+  p = plan_16bit<__nv_bfloat16, __nv_bfloat16>(shape(1024, 1024, 2048), f);
+  CHECK(p.wgmma);
+  CHECK(p.split_k);
   // The same H200 running an image without sm_90a code (an sm_90 build) keeps the mma.sync tiles; so do the
   // tables without a Hopper kernel (float's here) and GPUs whose entry has none.
   f.wgmma_image = false;
@@ -692,4 +727,35 @@ TEST_CASE("tensor-core tables: slots that name one policy share one kernel", "[p
   STATIC_REQUIRE(tgemm::tuning::kernel_slot<tgemm::tuning::default_chain, slot::general_tn>() == slot::general_tn);
   STATIC_REQUIRE(tgemm::tuning::kernel_slot<tgemm::tuning::default_chain, slot::unaligned>() == slot::unaligned);
   STATIC_REQUIRE(tgemm::tuning::oldest_arch<table>() == 800);
+}
+
+TEST_CASE("16-bit C tables: split steps run the float-C table's kernels of the same tiles", "[plan]") {
+  // The partials entry of each architecture's 16-bit-C entry is that architecture's float-C entry.
+  using bf16_c = tgemm::tuning::tensorop_f16<__nv_bfloat16, __nv_bfloat16>;
+  STATIC_REQUIRE(std::is_same<tgemm::tuning::partials_entry_t<bf16_c>,
+                              tgemm::tuning::tensorop_f16<__nv_bfloat16, float>>::value);
+  STATIC_REQUIRE(std::is_same<tgemm::tuning::partials_entry_t<bf16_c::previous>,
+                              tgemm::tuning::tensorop_f16_sm80<__nv_bfloat16, float>>::value);
+  // A float C (and every non-16-bit table) writes C-typed partials with its own kernels.
+  STATIC_REQUIRE(std::is_void<tgemm::tuning::partials_entry_t<tgemm::tuning::tensorop_f16<__half, float>>>::value);
+  STATIC_REQUIRE(std::is_void<tgemm::tuning::partials_entry_t<tgemm::tuning::default_chain>>::value);
+  STATIC_REQUIRE(std::is_void<tgemm::tuning::partials_entry_t<tgemm::tuning::tensorop_f64>>::value);
+  CHECK_FALSE(tgemm::tuning::values_for<tgemm::tuning::tensorop_f16<__half, float>>(900).float_partials);
+  // The plan computes the grid from the 16-bit C entry's tiles: the float-C kernels must have the same ones.
+  for (const int arch : {800, 900}) {
+    for (const auto& values : {tgemm::tuning::values_for<bf16_c>(arch),
+                               tgemm::tuning::values_for<tgemm::tuning::tensorop_f16<__half, __half>>(arch)}) {
+      REQUIRE(values.float_partials);
+      for (int s = 0; s < tgemm::tuning::slot_count; ++s) {
+        INFO("arch " << arch << ", slot " << tgemm::tuning::to_string(slot(s)));
+        const auto& own = values.slots[s];
+        const auto& partials = values.partials_slots[s];
+        CHECK(partials.block_m == own.block_m);
+        CHECK(partials.block_n == own.block_n);
+        CHECK(partials.block_k == own.block_k);
+        CHECK(partials.threads == own.threads);
+        CHECK(partials.name().find("_c_f32") != std::string::npos);
+      }
+    }
+  }
 }

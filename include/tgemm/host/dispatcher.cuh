@@ -115,6 +115,73 @@ struct tuned_kernels {
     return found;
   }
 
+  /// The entry whose kernels write a 16-bit C's split-K partials as float (its float-C twin; void: the partials are
+  /// C's type, written by this table's kernels).
+  using partials_table = tuning::partials_entry_t<Table>;
+
+  /// True for the kernel slots of the partials table that split steps run: the kernels of every slot but the large
+  /// tiles' (the planner gives those only grids that fill the GPU, never split). For the 16-bit tables that is the
+  /// medium and small tiles, 8 kernels: the float-C table's own, compiled once in the compiled mode.
+  template <tuning::slot Slot>
+  static constexpr bool partials_kernel() {
+    if constexpr (std::is_void<partials_table>::value) {
+      return false;
+    } else {
+      bool any = false;
+      tuning::for_each_slot([&](auto other) {
+        constexpr tuning::slot o = decltype(other)::value;
+        constexpr bool large =
+            o == tuning::slot::general || o == tuning::slot::general_tn || o == tuning::slot::general_tt;
+        if constexpr (!large && tuning::kernel_slot<partials_table, o>() == Slot) any = true;
+      });
+      return any;
+    }
+  }
+
+  /// Calls f(kernel, slot, op_a, op_b) for every kernel that writes float partials (none when partials_table is void).
+  template <class F>
+  static void for_each_partials(F&& f) {
+    if constexpr (!std::is_void<partials_table>::value) {
+      using partials = tuned_kernels<partials_table>;
+      tuning::for_each_slot([&](auto slot) {
+        constexpr tuning::slot s = decltype(slot)::value;
+        if constexpr (partials_kernel<s>()) {
+          for_each_op_pair([&](auto a, auto b) {
+            constexpr op op_a = decltype(a)::value, op_b = decltype(b)::value;
+            f(typename partials::kernel_type(
+                  &kernel::gemm_kernel<typename partials::template source<s>, op_a, op_b, false>),
+              s, op_a, op_b);
+          });
+        }
+      });
+    }
+  }
+
+  /// Launches a split step whose partials are float (a 16-bit C): the float-C twin of the slot's kernel, writing
+  /// unscaled products into the workspace for the reduction.
+  status launch_float_partials(const plan_step& s, const gemm_launch<types>& g, cudaStream_t stream, int device) const {
+    if constexpr (!std::is_void<partials_table>::value) {
+      using partials = tuned_kernels<partials_table>;
+      const tuning::slot wanted = partials::kernel_slot(s.slot);
+      typename partials::kernel_type found = nullptr;
+      for_each_partials([&](auto k, tuning::slot ks, op ka, op kb) {
+        if (ks == wanted && ka == op_a && kb == op_b) found = k;
+      });
+      if (found != nullptr) {
+        float* const out = reinterpret_cast<float*>(g.workspace_out);
+        const device::basic_linear_combination<float, typename types::scalar_type> output{1, 0, out, s.ld_out};
+        const kernel::split_k<float> split{s.slices, s.k_per_slice, out, s.ld_out};
+        return launch_kernel(found, g.grid, dim3(unsigned(s.threads)), s.shared_bytes, stream, device,
+                             "launching a tgemm::gemm() kernel (float partials)", g.problem, output, g.tiles, split,
+                             g.readable);
+      }
+    }
+    return fail(status::cuda_error, cudaErrorInvalidDeviceFunction,
+                "internal error: the plan asks for a %s kernel writing float partials for ops %s%s, which tgemm does "
+                "not build",
+                tuning::to_string(s.slot), op_letter(op_a), op_letter(op_b));
+  }
+
   /// The table's sm_90a kernel policy (void: none); its kernels are made ready on first use, not by read_facts().
   using wgmma_policy = typename Table::wgmma;
   /// The policy of its split-K kernel (float partials; void: none).
@@ -193,6 +260,7 @@ struct tuned_kernels {
       }
     }
     if (s.wgmma) return no_wgmma_kernel(device);
+    if (s.float_partials) return launch_float_partials(s, g, stream, device);
     const kernel_type k = find(s.slot, op_a, op_b, s.padded);
     if (k == nullptr) {
       return fail(status::cuda_error, cudaErrorInvalidDeviceFunction,
@@ -248,6 +316,15 @@ struct tuned_kernels {
       for (int other = 0; other < tuning::slot_count; ++other) {  // every slot this kernel serves
         if (kernel_slot(tuning::slot(other)) == s) facts.resident_blocks[op_pair_index(a, b)][other] = blocks > 0 ? blocks : 1;
       }
+    });
+    // The float-partials kernels too (their splits are planned with the occupancy of the C-typed twins above).
+    for_each_partials([&](auto k, tuning::slot s, op, op) {
+      if (result != status::success) return;
+      const tuning::policy_numbers& policy = values.partials_slots[int(s)];
+      char what[160];
+      std::snprintf(what, sizeof what, "preparing the %s kernel for float partials (policy %s)", tuning::to_string(s),
+                    policy.name().c_str());
+      result = prepare_kernel(k, device, policy.shared_bytes, what);
     });
     return result;
   }

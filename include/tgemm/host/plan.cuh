@@ -67,7 +67,8 @@ struct plan_step {
   bool to_workspace = false;  ///< The gemm writes alpha = 1, beta = 0 products to the workspace at `offset`.
   int64_t ld_out = 0;       ///< Leading dimension of the workspace product (and of the partials a reduce reads).
   int64_t slice_stride = 0; ///< Elements between consecutive slices' partials.
-  bool float_partials = false;  ///< The partials are float, whatever C's type (the sm_90a kernel's split-K).
+  bool float_partials = false;  ///< The partials are float, whatever C's type (a 16-bit C's split steps: the
+                                ///< sm_90a kernel's, or the float-C twin of the slot's kernel).
   size_t offset = 0;        ///< Byte offset in the workspace: a pack's copy, a gemm's output, a reduce's input.
   // pack
   int64_t extent_mn = 0;    ///< Rows of op(A) (columns of op(B)) to copy.
@@ -341,7 +342,7 @@ class planner {
     if (2 * tiles > slots || k < 2 * min_slice) return 1;
     int64_t slices = slots / tiles;
     slices = slices < k / min_slice ? slices : k / min_slice;
-    const int64_t partial_bytes = round_up(r.rows, 4) * r.cols * c_bytes;
+    const int64_t partial_bytes = round_up(r.rows, 4) * r.cols * partial_element_bytes();
     while (slices > 1 && slices * partial_bytes > t_.max_partials_bytes) slices /= 2;
     if (slices <= 1) return 1;
     k_per_slice = round_up((k + slices - 1) / slices, block_k);
@@ -365,10 +366,15 @@ class planner {
     if (g.slices > 1) {
       out.split_k = true;
       g.to_workspace = true;
+      if (t_.float_partials) {  // a 16-bit C: the float-C twin of the slot's kernel writes the partials
+        g.float_partials = true;
+        g.threads = t_.partials_slots[int(s)].threads;
+        g.shared_bytes = t_.partials_slots[int(s)].shared_bytes;
+      }
       g.ld_out = round_up(r.rows, 4);
       g.slice_stride = g.ld_out * r.cols;
       g.offset = scratch_offset_;
-      use_scratch(size_t(g.slices * g.slice_stride) * size_t(c_bytes));
+      use_scratch(size_t(g.slices * g.slice_stride) * size_t(partial_element_bytes()));
       out.steps[out.step_count++] = g;
       add_reduce(out, g, r);
       return status::success;
@@ -409,6 +415,7 @@ class planner {
     s.ld_out = g.ld_out;
     s.slice_stride = g.slices > 1 ? g.slice_stride : 0;
     s.offset = g.offset;
+    s.float_partials = g.float_partials;
     s.threads = kernel::reduce_threads;
     // One full wave of blocks at most: the kernel strides through C.
     const int64_t blocks = (r.rows * r.cols + kernel::reduce_threads - 1) / kernel::reduce_threads;
@@ -593,7 +600,6 @@ class planner {
       use_scratch(size_t(slices * g.slice_stride) * sizeof(float));
       out.steps[out.step_count++] = g;
       add_reduce(out, g, region{0, 0, m, n, 0, 0});
-      out.steps[out.step_count - 1].float_partials = true;
     } else {
       out.steps[out.step_count++] = g;
     }
@@ -602,6 +608,9 @@ class planner {
   }
 
   void use_scratch(size_t bytes) { scratch_bytes_ = std::max(scratch_bytes_, round_up_bytes(bytes)); }
+
+  /// Bytes of one split-K partial: float where the entry says so (a 16-bit C), else C's type.
+  int partial_element_bytes() const { return t_.float_partials ? int(sizeof(float)) : c_bytes; }
 
   /// Threads one multiprocessor holds on every architecture tgemm tunes for (the reduction's grid is one wave).
   static constexpr int64_t max_threads_per_multiprocessor = 2048;

@@ -53,10 +53,11 @@ inline std::string describe(const plan& p, const tuning::tuning_values* tuning, 
                       (long long)s.ld_packed, s.offset, (long long)s.grid_x, (long long)s.grid_y);
         break;
       case step_kind::gemm: {
-        // A split sm_90a step runs the float-partials twin of the entry's kernel.
+        // A step with float partials (a 16-bit C, split) runs the float-C twin of the entry's kernel.
         const tuning::policy_numbers* numbers = tuning == nullptr ? nullptr
                                                 : s.wgmma ? (s.float_partials ? &tuning->wgmma_partials : &tuning->wgmma)
-                                                          : &(*tuning)[s.slot];
+                                                : s.float_partials ? &tuning->partials_slots[int(s.slot)]
+                                                                   : &(*tuning)[s.slot];
         const std::string policy = numbers != nullptr && numbers->name != nullptr ? numbers->name() : "";
         std::snprintf(line, sizeof line,
                       "  %d. gemm %s %s%s: C[%lld:+%lld, %lld:+%lld], %lld x %lld tiles x %lld slices, %d threads, %d "

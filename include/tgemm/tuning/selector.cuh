@@ -136,6 +136,23 @@ template <class Table>
 struct padded_kernels_of<Table, std::void_t<decltype(Table::padded_kernels)>>
     : std::integral_constant<bool, Table::padded_kernels> {};
 
+/// The entry whose kernels write the float split-K partials of Entry's calls (Entry::partials_entry: a 16-bit C's
+/// float-C twin), or void: the partials are C's type, written by Entry's own kernels.
+template <class Entry, class = void>
+struct partials_entry_of {
+  /// void: no separate entry.
+  using type = void;
+};
+/// See partials_entry_of.
+template <class Entry>
+struct partials_entry_of<Entry, std::void_t<typename Entry::partials_entry>> {
+  /// The float-C entry.
+  using type = typename Entry::partials_entry;
+};
+/// Shorthand for partials_entry_of<Entry>::type.
+template <class Entry>
+using partials_entry_t = typename partials_entry_of<Entry>::type;
+
 /// The oldest architecture (as `__CUDA_ARCH__`) a chain has an entry for: GPUs older than it lack what its
 /// kernels need.
 template <class Chain>
@@ -225,6 +242,9 @@ struct tuning_values {
   int64_t pack_padding = 0;                  ///< See simt_f32_thresholds::pack_padding.
   bool pack_keeps_layout = false;            ///< See simt_f32_thresholds::pack_keeps_layout.
   int64_t max_partials_bytes = 0;            ///< See simt_f32_thresholds::max_partials_bytes.
+  bool float_partials = false;               ///< Split steps write float partials with partials_slots' kernels
+                                             ///< (a 16-bit C: tuning::partials_entry_t), not C-typed ones.
+  policy_numbers partials_slots[slot_count]; ///< The policies of those kernels by slot (when float_partials).
   int64_t split_min_steps = 0;               ///< See simt_f32_thresholds::split_min_steps.
   int64_t staged_c_min_elements = 0;         ///< See simt_f32_thresholds::staged_c_min_elements.
   double peel_speed = 0;                     ///< See simt_f32_thresholds::peel_speed.
@@ -261,6 +281,13 @@ tuning_values values_of() {
   v.pack_padding = Entry::pack_padding;
   v.pack_keeps_layout = Entry::pack_keeps_layout;
   v.max_partials_bytes = Entry::max_partials_bytes;
+  using partials_entry = partials_entry_t<Entry>;
+  if constexpr (!std::is_void<partials_entry>::value) {
+    v.float_partials = true;
+    for_each_slot([&](auto s) {
+      v.partials_slots[int(decltype(s)::value)] = numbers_of<slot_policy_t<partials_entry, decltype(s)::value>>();
+    });
+  }
   v.split_min_steps = Entry::split_min_steps;
   v.staged_c_min_elements = Entry::staged_c_min_elements;
   v.peel_speed = Entry::peel_speed;

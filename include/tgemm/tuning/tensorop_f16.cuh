@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "../policy/tensorop_policy.cuh"
 #include "../policy/wgmma_policy.cuh"
@@ -25,9 +26,9 @@ struct tensorop_f16_thresholds : simt_f32_thresholds {
   /// A misaligned operand keeps its layout and is only realigned (a straight copy with 16-byte stores): on an H200
   /// the transposing repack moved 4095^3 bf16's two operands at about 0.35 TB/s (0.38 ms of its 0.70).
   static constexpr bool pack_keeps_layout = true;
-  /// Split-K partial products are float; with a 16-bit C the reduction would round them twice, so such calls do
-  /// not split (max_partials_bytes = 0) until the partials get their own type.
-  static constexpr int64_t max_partials_bytes = std::is_same<ElementC, float>::value ? (int64_t(512) << 20) : 0;
+  /// Split-K partial products are float for every C: a 16-bit C's split steps run the float-C entry's kernels
+  /// (`partials_entry`) and the reduction rounds once, into C.
+  static constexpr int64_t max_partials_bytes = int64_t(512) << 20;
   /// Ragged edges are not peeled off: the strips would run as thin problems on the small tile (and, with a 16-bit
   /// C, without split-K), while the large tile covers them reading zeros beyond the edge; a repacked operand's
   /// padding makes that free. (4097^3 bf16 in one pass: 33 x 17 tiles, 5 waves instead of 4, plus two packs.)
@@ -38,6 +39,11 @@ struct tensorop_f16_thresholds : simt_f32_thresholds {
   /// the plain kernel serves a padded step too (it reads only up to m and n, zero-filling the rest).
   static constexpr bool padded_kernels = false;
 };
+
+/// The float-C twin of a 16-bit-C entry, `Entry<Element, float>`, whose kernels write split-K partials as float;
+/// void when C is float already.
+template <template <class, class> class Entry, class Element, class ElementC>
+using float_partials_entry_for = std::conditional_t<std::is_same<ElementC, float>::value, void, Entry<Element, float>>;
 
 /// The large tile: 128 x 256 x 32, eight warps of 64 x 64 (4 x 8 instruction tiles of m16n8k16).
 template <int Stages, class Element, class ElementC>
@@ -74,6 +80,8 @@ struct tensorop_f16_sm80 : tensorop_f16_thresholds<ElementC> {
   using tiny_m = small;     ///< Thin problems use the small tile too.
   using tiny_n = small;     ///< Thin problems use the small tile too.
   using unaligned = small;  ///< Never chosen (misaligned operands are repacked); the same kernel, so none extra.
+  /// The entry whose kernels write a split step's float partials (void: C is float, the partials are C's type).
+  using partials_entry = float_partials_entry_for<tensorop_f16_sm80, Element, ElementC>;
 };
 
 /// Hopper (sm_90): 228 KiB of shared memory per SM: the large tile gets four stages. Measured on an H200 (bf16,
@@ -94,6 +102,8 @@ struct tensorop_f16_sm90 : tensorop_f16_sm80<Element, ElementC> {
   /// tgemm_bench_hopper: 720 TFLOP/s at 4096^3 against 434-446 for the mma.sync tile above; see
   /// bench/results/h200-hopper-first.md).
   using wgmma = wgmma_policy<block_shape<128, 256, 64>, 4, Element, ElementC>;
+  /// The entry whose kernels write a split step's float partials (void: C is float, the partials are C's type).
+  using partials_entry = float_partials_entry_for<tensorop_f16_sm90, Element, ElementC>;
 };
 
 /// The newest entry of the 16-bit table for A and B of type Element and C of type ElementC.
