@@ -430,10 +430,10 @@ TEST_CASE("16-bit plans on an H200: tiles, repacking instead of scalar loads, sp
   CHECK(p.a.ld == 40);
   CHECK(p.steps[0].extent_mn == 40);  // the contiguous extent
   CHECK(p.steps[0].extent_k == 64);   // lines: m of them
-  // A skinny product splits k with any C. The partials are float either way: a 16-bit C's split step runs the
+  // A thin product splits k with any C. The partials are float either way: a 16-bit C's split step runs the
   // float-C twin of the slot's kernel, and the reduction rounds once, into C.
   call_spec skinny;
-  skinny.m = 64, skinny.n = 64, skinny.k = 16384;
+  skinny.m = 32, skinny.n = 64, skinny.k = 16384;
   const plan float_c = plan_16bit<__nv_bfloat16, float>(skinny, f);
   CHECK(kinds_of(float_c) == "gemm reduce");
   CHECK_FALSE(float_c.steps[0].float_partials);  // C's own type
@@ -443,9 +443,14 @@ TEST_CASE("16-bit plans on an H200: tiles, repacking instead of scalar loads, sp
     CHECK(half_c.steps[0].slices == float_c.steps[0].slices);
     CHECK(half_c.steps[0].float_partials);
     CHECK(half_c.steps[1].float_partials);
-    CHECK(half_c.workspace_bytes == float_c.workspace_bytes);  // slices x 64 x 64 floats
+    CHECK(half_c.workspace_bytes == float_c.workspace_bytes);  // slices x 32 x 64 floats
   }
-  CHECK(float_c.workspace_bytes == size_t(float_c.steps[0].slices) * 64 * 64 * sizeof(float));
+  CHECK(float_c.workspace_bytes == size_t(float_c.steps[0].slices) * 32 * 64 * sizeof(float));
+  // The medium tile splits k for a float C only (float_partials_thin_only: 1024^3 split four ways lost 20 %).
+  skinny.m = 64;
+  CHECK(plan_16bit<__nv_bfloat16, float>(skinny, f).split_k);
+  CHECK_FALSE(plan_16bit<__nv_bfloat16, __nv_bfloat16>(skinny, f).split_k);
+  CHECK_FALSE(plan_16bit<__half, __half>(skinny, f).split_k);
   // The thin bf16 product of the issue's skinny set: 16 rows take the small tile's 128 tiles, split four ways to
   // fill the H200's 132 x 4 resident blocks, with the float-C kernel's launch numbers.
   call_spec thin;
@@ -554,16 +559,13 @@ TEST_CASE("16-bit plans on an H200 running the sm_90a image: the Hopper kernel w
   p = plan_16bit<__nv_bfloat16, __nv_bfloat16>(shape(128, 256, 2048), f);
   CHECK(p.wgmma);
   CHECK(p.steps[0].slices == 8);
-  // k below wgmma_split_min_k (2048): the mma.sync tiles (1024^3 split four ways on the Hopper kernel measured
-  // 0.76x the mma.sync plan), split there as for a float C (float partials) once k holds two slices of 4 steps.
+  // k below wgmma_split_min_k (2048): the mma.sync tiles, unsplit for a 16-bit C (1024^3 split four ways measured
+  // 0.76x the mma.sync plan on the Hopper kernel and 0.80x on the medium tile), split for a float C.
   for (const int64_t k : {int64_t(256), int64_t(1024), int64_t(2047)}) {
     p = plan_16bit<__nv_bfloat16, __nv_bfloat16>(shape(1024, 1024, k), f);
     CHECK_FALSE(p.wgmma);
-    CHECK(p.split_k == (k >= 2 * 4 * 64));
-    CHECK(p.split_k == plan_16bit<__nv_bfloat16, float>(shape(1024, 1024, k), f).split_k);
-    for (int i = 0; i < p.step_count; ++i) {  // k = 2047 also realigns B (ldb = 2047)
-      if (p.steps[i].kind != step_kind::pack_b) CHECK(p.steps[i].float_partials == p.split_k);
-    }
+    CHECK_FALSE(p.split_k);
+    CHECK(plan_16bit<__nv_bfloat16, float>(shape(1024, 1024, k), f).split_k == (k >= 2 * 4 * 64));
   }
   p = plan_16bit<__nv_bfloat16, __nv_bfloat16>(shape(1024, 1024, 2048), f);
   CHECK(p.wgmma);
@@ -746,6 +748,7 @@ TEST_CASE("16-bit C tables: split steps run the float-C table's kernels of the s
     for (const auto& values : {tgemm::tuning::values_for<bf16_c>(arch),
                                tgemm::tuning::values_for<tgemm::tuning::tensorop_f16<__half, __half>>(arch)}) {
       REQUIRE(values.float_partials);
+      CHECK(values.float_partials_thin_only);
       for (int s = 0; s < tgemm::tuning::slot_count; ++s) {
         INFO("arch " << arch << ", slot " << tgemm::tuning::to_string(slot(s)));
         const auto& own = values.slots[s];

@@ -119,9 +119,10 @@ struct tuned_kernels {
   /// C's type, written by this table's kernels).
   using partials_table = tuning::partials_entry_t<Table>;
 
-  /// True for the kernel slots of the partials table that split steps run: the kernels of every slot but the large
-  /// tiles' (the planner gives those only grids that fill the GPU, never split). For the 16-bit tables that is the
-  /// medium and small tiles, 8 kernels: the float-C table's own, compiled once in the compiled mode.
+  /// True for the kernel slots of the partials table that split steps run: the kernels of the slots the planner may
+  /// split with float partials (every slot but the large tiles', which only get grids that fill the GPU; only the
+  /// thin ones where the table says float_partials_thin_only). For the 16-bit tables that is the small tile, 4
+  /// kernels: the float-C table's own, compiled once in the compiled mode.
   template <tuning::slot Slot>
   static constexpr bool partials_kernel() {
     if constexpr (std::is_void<partials_table>::value) {
@@ -132,7 +133,8 @@ struct tuned_kernels {
         constexpr tuning::slot o = decltype(other)::value;
         constexpr bool large =
             o == tuning::slot::general || o == tuning::slot::general_tn || o == tuning::slot::general_tt;
-        if constexpr (!large && tuning::kernel_slot<partials_table, o>() == Slot) any = true;
+        constexpr bool splits = !large && (!Table::float_partials_thin_only || tuning::is_thin(o));
+        if constexpr (splits && tuning::kernel_slot<partials_table, o>() == Slot) any = true;
       });
       return any;
     }

@@ -334,12 +334,15 @@ class planner {
 
   /// How many k slices a region should be cut into so that a grid of `tiles` blocks fills `slots` resident
   /// blocks: none when the tiles already fill half of them; otherwise as many as fit in one wave, each slice at
-  /// least split_min_steps k steps deep. Returns the slices and sets k_per_slice (a multiple of block_k).
-  int64_t choose_split(const region& r, int block_k, int64_t tiles, int64_t slots, int64_t& k_per_slice) const {
+  /// least split_min_steps k steps deep; none for a slot the entry keeps unsplit (float partials on thin problems
+  /// only: float_partials_thin_only). Returns the slices and sets k_per_slice (a multiple of block_k).
+  int64_t choose_split(slot s, const region& r, int block_k, int64_t tiles, int64_t slots,
+                       int64_t& k_per_slice) const {
     const int64_t k = call_.problem.k;
     const int64_t min_slice = t_.split_min_steps * block_k;
     k_per_slice = k;
     if (2 * tiles > slots || k < 2 * min_slice) return 1;
+    if (t_.float_partials && t_.float_partials_thin_only && !tuning::is_thin(s)) return 1;
     int64_t slices = slots / tiles;
     slices = slices < k / min_slice ? slices : k / min_slice;
     const int64_t partial_bytes = round_up(r.rows, 4) * r.cols * partial_element_bytes();
@@ -362,7 +365,7 @@ class planner {
     g.shared_bytes = p.shared_bytes;
     if (status st = tile_counts(p, r.rows, r.cols, g.tiles_m, g.tiles_n); st != status::success) return st;
     const tile_score fit = score(s, r, 1.0, out.op_a, out.op_b);
-    g.slices = choose_split(r, p.block_k, fit.tiles, fit.slots, g.k_per_slice);
+    g.slices = choose_split(s, r, p.block_k, fit.tiles, fit.slots, g.k_per_slice);
     if (g.slices > 1) {
       out.split_k = true;
       g.to_workspace = true;

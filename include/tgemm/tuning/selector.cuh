@@ -245,6 +245,7 @@ struct tuning_values {
   bool float_partials = false;               ///< Split steps write float partials with partials_slots' kernels
                                              ///< (a 16-bit C: tuning::partials_entry_t), not C-typed ones.
   policy_numbers partials_slots[slot_count]; ///< The policies of those kernels by slot (when float_partials).
+  bool float_partials_thin_only = false;     ///< See tensorop_f16_thresholds::float_partials_thin_only.
   int64_t split_min_steps = 0;               ///< See simt_f32_thresholds::split_min_steps.
   int64_t staged_c_min_elements = 0;         ///< See simt_f32_thresholds::staged_c_min_elements.
   double peel_speed = 0;                     ///< See simt_f32_thresholds::peel_speed.
@@ -284,6 +285,7 @@ tuning_values values_of() {
   using partials_entry = partials_entry_t<Entry>;
   if constexpr (!std::is_void<partials_entry>::value) {
     v.float_partials = true;
+    v.float_partials_thin_only = Entry::float_partials_thin_only;
     for_each_slot([&](auto s) {
       v.partials_slots[int(decltype(s)::value)] = numbers_of<slot_policy_t<partials_entry, decltype(s)::value>>();
     });

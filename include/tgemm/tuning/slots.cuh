@@ -51,6 +51,11 @@ constexpr const char* to_string(slot s) {
   return "invalid slot";
 }
 
+/// True for the slots of thin problems (at most narrow_extent rows or columns).
+constexpr bool is_thin(slot s) {
+  return s == slot::narrow_m || s == slot::narrow_n || s == slot::tiny_m || s == slot::tiny_n;
+}
+
 /// What the slot is for, in a few words.
 constexpr const char* purpose(slot s) {
   switch (s) {

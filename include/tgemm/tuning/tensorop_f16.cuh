@@ -29,6 +29,11 @@ struct tensorop_f16_thresholds : simt_f32_thresholds {
   /// Split-K partial products are float for every C: a 16-bit C's split steps run the float-C entry's kernels
   /// (`partials_entry`) and the reduction rounds once, into C.
   static constexpr int64_t max_partials_bytes = int64_t(512) << 20;
+  /// A 16-bit C splits k on thin problems only (at most narrow_extent rows or columns). On an H200 (bf16 and fp16,
+  /// tgemm_bench_tensorop --set thin, paired with the unsplit plans) thin products ran 1.7-3.0x faster split, from
+  /// 1 x 8192 x 8192 to 32 x 8192 x 8192; the medium tile split four ways lost: 1024^3 0.80x, 512^3 0.84x (1000^3
+  /// 1.07x), its float partials' round trip costing more than the fuller GPU gains.
+  static constexpr bool float_partials_thin_only = true;
   /// Ragged edges are not peeled off: the strips would run as thin problems on the small tile (and, with a 16-bit
   /// C, without split-K), while the large tile covers them reading zeros beyond the edge; a repacked operand's
   /// padding makes that free. (4097^3 bf16 in one pass: 33 x 17 tiles, 5 waves instead of 4, plus two packs.)
