@@ -22,7 +22,20 @@ gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
 if has build; then
   step "configure + build (preset gpu: sm_90a)"
   cmake --preset gpu >"$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log"; exit 1; }
-  cmake --build --preset gpu -j"$(nproc)" >"$OUT/build.log" 2>&1 || { grep -E "error|Error" "$OUT/build.log" | head -40; exit 1; }
+  # A watchdog (BUILD_LIMIT seconds, default 900): a compile that never ends is reported with the processes still
+  # running, not left to eat the device time (cudafe++ once never finished a test file with Catch2 3.4).
+  cmake --build --preset gpu -j"$(nproc)" >"$OUT/build.log" 2>&1 &
+  builder=$!
+  build_start=$SECONDS
+  while kill -0 "$builder" 2>/dev/null && ((SECONDS - build_start < ${BUILD_LIMIT:-900})); do sleep 5; done
+  if kill -0 "$builder" 2>/dev/null; then
+    echo "build still running after ${BUILD_LIMIT:-900} s; the oldest compiler processes:"
+    ps -eo etimes,pcpu,args --sort=-etimes | grep -E "cudafe|cicc|ptxas|cc1plus|nvlink" | grep -v grep | cut -c1-200 | head
+    tail -3 "$OUT/build.log"
+    pkill -P "$builder"; kill "$builder" 2>/dev/null
+    exit 1
+  fi
+  wait "$builder" || { grep -E "error|Error" "$OUT/build.log" | head -40; exit 1; }
   echo "built: ${TGEMM_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}"
 fi
 
