@@ -121,29 +121,32 @@ tgemm::detail::plan run_case(const tc_case& c) {
   // Reference on the rounded values, in long double (for double inputs the float64 loop would carry an error as
   // large as the one under test).
   std::vector<double> expected(size_t(c.m * c.n)), magnitude(size_t(c.m * c.n));
-  for (int64_t i = 0; i < c.m; ++i) {
-    for (int64_t j = 0; j < c.n; ++j) {
-      long double sum = 0;
-      double abs_sum = 0;
-      if (c.alpha != 0) {
-        for (int64_t l = 0; l < c.k; ++l) {
-          const double x = to_double(a[size_t(c.offset_a + op_index_of(c.order, c.op_a, i, l, c.lda()))]);
-          const double y = to_double(b[size_t(c.offset_b + op_index_of(c.order, c.op_b, l, j, c.ldb()))]);
-          sum += (long double)x * y;
-          abs_sum += std::fabs(x * y);
+  // On every core (for_row_ranges): each row as a serial loop computes it.
+  for_row_ranges(c.m, 2.0 * double(c.n) * double(c.k), [&](int64_t first, int64_t last) {
+    for (int64_t i = first; i < last; ++i) {
+      for (int64_t j = 0; j < c.n; ++j) {
+        long double sum = 0;
+        double abs_sum = 0;
+        if (c.alpha != 0) {
+          for (int64_t l = 0; l < c.k; ++l) {
+            const double x = to_double(a[size_t(c.offset_a + op_index_of(c.order, c.op_a, i, l, c.lda()))]);
+            const double y = to_double(b[size_t(c.offset_b + op_index_of(c.order, c.op_b, l, j, c.ldb()))]);
+            sum += (long double)x * y;
+            abs_sum += std::fabs(x * y);
+          }
         }
+        long double value = (long double)c.alpha * sum;
+        double mag = std::fabs(double(c.alpha)) * abs_sum;
+        if (c.beta != 0) {
+          const double old = to_double(c0[size_t(index_of(c.order, i, j, c.ldc()))]);
+          value += (long double)c.beta * old;
+          mag += std::fabs(double(c.beta)) * std::fabs(old);
+        }
+        expected[size_t(i + j * c.m)] = double(value);
+        magnitude[size_t(i + j * c.m)] = mag;
       }
-      long double value = (long double)c.alpha * sum;
-      double mag = std::fabs(double(c.alpha)) * abs_sum;
-      if (c.beta != 0) {
-        const double old = to_double(c0[size_t(index_of(c.order, i, j, c.ldc()))]);
-        value += (long double)c.beta * old;
-        mag += std::fabs(double(c.beta)) * std::fabs(old);
-      }
-      expected[size_t(i + j * c.m)] = double(value);
-      magnitude[size_t(i + j * c.m)] = mag;
     }
-  }
+  });
 
   device_buffer<AB> da(a.size()), db(b.size());
   device_buffer<C> dc(c0.size());

@@ -3,10 +3,12 @@
 
 #include <tgemm/types.cuh>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace tgemm::test {
@@ -44,39 +46,63 @@ struct reference_result {
   std::vector<double> magnitude;  // m x n, column-major, ld = m
 };
 
-/// C = alpha op(A) op(B) + beta C in float64 (C is read only when beta != 0, as BLAS says).
+/// Calls body(first, last) on contiguous ranges that cover [0, rows), each on a thread of its own: as many threads
+/// as the machine has (at most `max_threads` when positive), fewer when the work (rows x work_per_row) is too small
+/// to repay starting them. Each row is computed by one call exactly as a serial loop would, so a reference computed
+/// this way is the same bit for bit on any number of threads; only the time changes (the GPU tests' float64
+/// references were most of their run time on one core). The body must not use Catch2's macros (not thread-safe).
+template <class Body>
+void for_row_ranges(int64_t rows, double work_per_row, Body body, int max_threads = 0) {
+  constexpr double work_per_thread = 1 << 22;  // multiply-adds that repay a thread's start many times over
+  int64_t threads = std::max<int64_t>(1, int64_t(std::thread::hardware_concurrency()));
+  if (max_threads > 0) threads = std::min<int64_t>(threads, max_threads);
+  threads = std::min<int64_t>({threads, rows, int64_t(double(rows) * work_per_row / work_per_thread) + 1});
+  if (threads <= 1) {
+    if (rows > 0) body(int64_t(0), rows);
+    return;
+  }
+  std::vector<std::thread> pool;
+  const int64_t chunk = (rows + threads - 1) / threads;
+  for (int64_t first = 0; first < rows; first += chunk) pool.emplace_back(body, first, std::min(rows, first + chunk));
+  for (std::thread& t : pool) t.join();
+}
+
+/// C = alpha op(A) op(B) + beta C in float64 (C is read only when beta != 0, as BLAS says). `max_threads` caps the
+/// threads it runs on (0: every core; see for_row_ranges).
 inline reference_result reference_gemm(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, float alpha,
                                        const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
-                                       const float* c, int64_t ldc) {
+                                       const float* c, int64_t ldc, int max_threads = 0) {
   reference_result r;
   r.value.assign(size_t(m * n), 0.0);
   r.magnitude.assign(size_t(m * n), 0.0);
-  std::vector<double> a_row(static_cast<size_t>(k)), a_abs(static_cast<size_t>(k));
-  for (int64_t i = 0; i < m; ++i) {
-    for (int64_t l = 0; l < k; ++l) {
-      a_row[size_t(l)] = a[op_index_of(order, op_a, i, l, lda)];
-      a_abs[size_t(l)] = std::fabs(a_row[size_t(l)]);
-    }
-    for (int64_t j = 0; j < n; ++j) {
-      double sum = 0.0, abs_sum = 0.0;
-      if (alpha != 0.0f) {
-        for (int64_t l = 0; l < k; ++l) {
-          const double bv = b[op_index_of(order, op_b, l, j, ldb)];
-          sum += a_row[size_t(l)] * bv;
-          abs_sum += a_abs[size_t(l)] * std::fabs(bv);
+  for_row_ranges(m, 2.0 * double(n) * double(k), [&](int64_t first, int64_t last) {
+    std::vector<double> a_row(static_cast<size_t>(k)), a_abs(static_cast<size_t>(k));
+    for (int64_t i = first; i < last; ++i) {
+      for (int64_t l = 0; l < k; ++l) {
+        a_row[size_t(l)] = a[op_index_of(order, op_a, i, l, lda)];
+        a_abs[size_t(l)] = std::fabs(a_row[size_t(l)]);
+      }
+      for (int64_t j = 0; j < n; ++j) {
+        double sum = 0.0, abs_sum = 0.0;
+        if (alpha != 0.0f) {
+          for (int64_t l = 0; l < k; ++l) {
+            const double bv = b[op_index_of(order, op_b, l, j, ldb)];
+            sum += a_row[size_t(l)] * bv;
+            abs_sum += a_abs[size_t(l)] * std::fabs(bv);
+          }
         }
+        double value = double(alpha) * sum;
+        double magnitude = std::fabs(double(alpha)) * abs_sum;
+        if (beta != 0.0f) {
+          const double cv = c[index_of(order, i, j, ldc)];
+          value += double(beta) * cv;
+          magnitude += std::fabs(double(beta)) * std::fabs(cv);
+        }
+        r.value[size_t(i + j * m)] = value;
+        r.magnitude[size_t(i + j * m)] = magnitude;
       }
-      double value = double(alpha) * sum;
-      double magnitude = std::fabs(double(alpha)) * abs_sum;
-      if (beta != 0.0f) {
-        const double cv = c[index_of(order, i, j, ldc)];
-        value += double(beta) * cv;
-        magnitude += std::fabs(double(beta)) * std::fabs(cv);
-      }
-      r.value[size_t(i + j * m)] = value;
-      r.magnitude[size_t(i + j * m)] = magnitude;
     }
-  }
+  }, max_threads);
   return r;
 }
 
