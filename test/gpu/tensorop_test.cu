@@ -273,10 +273,12 @@ TEMPLATE_TEST_CASE("tensor-core gemm(): layouts, ops and tile edges", "[tensorop
                    bf16_bf16, bf16_float, tf32_float, tf32x3_float, f64_f64) {
   using AB = typename TestType::first_type;
   using C = typename TestType::second_type;
-  // Sizes around the 64, 128 and 256 tiles and the 32-deep k slices; the thin ones take the small tile.
-  const int64_t shapes[][3] = {{1, 1, 1},     {8, 8, 8},        {16, 24, 40},   {64, 64, 32},  {65, 63, 33},
+  // Sizes around the 64, 128 and 256 tiles and the 32-deep k slices; the thin ones (at most 32 rows or columns)
+  // take the 16 x 128 and 128 x 16 tiles with their 128-deep slices, ragged in every extent here.
+  const int64_t shapes[][3] = {{1, 1, 1},      {8, 8, 8},       {16, 24, 40},    {64, 64, 32},   {65, 63, 33},
                                {127, 129, 31}, {128, 256, 96},  {200, 300, 257}, {257, 130, 64}, {31, 500, 100},
-                               {500, 17, 100}, {1, 700, 300},   {700, 1, 300},  {384, 512, 1000}};
+                               {500, 17, 100}, {1, 700, 300},   {700, 1, 300},   {384, 512, 1000}, {20, 300, 260},
+                               {300, 27, 391}};
   for (const layout order : {layout::col_major, layout::row_major}) {
     for (const auto& ops : op_pairs) {
       for (const auto& shape : shapes) {
@@ -458,10 +460,10 @@ TEMPLATE_TEST_CASE("tensor-core gemm(): the sanitizer's subset", "[sanitize]", h
                    bf16_float, tf32_float, tf32x3_float, f64_f64) {
   // Small enough to run under every compute-sanitizer tool (scripts/sanitize.sh): ragged tiles of each slot, every
   // op pair, beta = 0 on a C full of NaN (initcheck: C is never read), misaligned operands (the repack path), and a
-  // thin product deep enough to split k (a 16-bit C's float partials).
+  // thin product deep enough to split k (a 16-bit C's float partials) and one with few columns (the 128 x 16 tile).
   using AB = typename TestType::first_type;
   using C = typename TestType::second_type;
-  const int64_t shapes[][3] = {{37, 45, 50}, {130, 260, 72}, {20, 300, 40}, {24, 200, 520}};
+  const int64_t shapes[][3] = {{37, 45, 50}, {130, 260, 72}, {20, 300, 40}, {24, 200, 520}, {300, 20, 260}};
   for (const auto& ops : op_pairs) {
     for (const auto& shape : shapes) {
       tc_case c;

@@ -451,23 +451,25 @@ TEST_CASE("16-bit plans on an H200: tiles, repacking instead of scalar loads, sp
   CHECK(plan_16bit<__nv_bfloat16, float>(skinny, f).split_k);
   CHECK_FALSE(plan_16bit<__nv_bfloat16, __nv_bfloat16>(skinny, f).split_k);
   CHECK_FALSE(plan_16bit<__half, __half>(skinny, f).split_k);
-  // The thin bf16 product of the issue's skinny set: 16 rows take the small tile's 128 tiles, split four ways to
-  // fill the H200's 132 x 4 resident blocks, with the float-C kernel's launch numbers.
+  // The thin bf16 product of the issue's skinny set: 16 rows take the 16 x 128 thin tile's 64 tiles, split eight
+  // ways to fill the pinned facts' 132 x 4 resident blocks (the real H200 holds two of these blocks per
+  // multiprocessor, 108 KiB of shared memory each: four slices), with the float-C kernel's launch numbers.
   call_spec thin;
   thin.m = 16, thin.n = 8192, thin.k = 8192;
   p = plan_16bit<__nv_bfloat16, __nv_bfloat16>(thin, f);
   CHECK(kinds_of(p) == "gemm reduce");
-  CHECK(slots_of(p) == "tiny_m x4");
-  CHECK(p.steps[0].tiles_n == 128);
-  CHECK(p.steps[0].slices == 4);
-  CHECK(p.steps[0].k_per_slice == 2048);
+  CHECK(slots_of(p) == "tiny_m x8");
+  CHECK(p.steps[0].tiles_m == 1);
+  CHECK(p.steps[0].tiles_n == 64);
+  CHECK(p.steps[0].slices == 8);
+  CHECK(p.steps[0].k_per_slice == 1024);
   CHECK(p.steps[0].float_partials);
   const auto values = tgemm::tuning::values_for<tgemm::tuning::tensorop_f16<__nv_bfloat16, __nv_bfloat16>>(900);
   REQUIRE(values.float_partials);
   CHECK(p.steps[0].threads == values.partials_slots[int(tgemm::tuning::slot::tiny_m)].threads);
   CHECK(p.steps[0].shared_bytes == values.partials_slots[int(tgemm::tuning::slot::tiny_m)].shared_bytes);
   const std::string text = tgemm::detail::describe(p, &values, "bfloat16", 16, 8192, 8192);
-  CHECK(text.find("gemm tiny_m tensorop_bf16_b64x64x32_w32x32_i16x8x16_s4_c_f32") != std::string::npos);
+  CHECK(text.find("gemm tiny_m tensorop_bf16_b16x128x128_w16x32_i16x8x16_s3_c_f32") != std::string::npos);
   CHECK(text.find("(partials)") != std::string::npos);
   // Odd sizes: both operands repacked (odd leading dimensions), no peeling: the large tile covers the ragged edge.
   call_spec odd_big;
@@ -722,7 +724,8 @@ TEST_CASE("3xTF32 plans on an H200 running the sm_90a image: both operands split
 TEST_CASE("tensor-core tables: slots that name one policy share one kernel", "[plan]") {
   using table = tgemm::tuning::tensorop_f16<__nv_bfloat16, __nv_bfloat16>;
   STATIC_REQUIRE(tgemm::tuning::kernel_slot<table, slot::general_tn>() == slot::general);
-  STATIC_REQUIRE(tgemm::tuning::kernel_slot<table, slot::tiny_m>() == slot::small);
+  STATIC_REQUIRE(tgemm::tuning::kernel_slot<table, slot::tiny_m>() == slot::narrow_m);
+  STATIC_REQUIRE(tgemm::tuning::kernel_slot<table, slot::tiny_n>() == slot::narrow_n);
   STATIC_REQUIRE(tgemm::tuning::kernel_slot<table, slot::unaligned>() == slot::small);
   STATIC_REQUIRE(tgemm::tuning::kernel_slot<table, slot::medium>() == slot::medium);
   // float's table differs across architectures slot by slot: every slot keeps its own kernels.
