@@ -471,6 +471,12 @@ TEST_CASE("16-bit plans on an H200: tiles, repacking instead of scalar loads, sp
   const std::string text = tgemm::detail::describe(p, &values, "bfloat16", 16, 8192, 8192);
   CHECK(text.find("gemm tiny_m tensorop_bf16_b16x128x128_w16x32_i16x8x16_s3_c_f32") != std::string::npos);
   CHECK(text.find("(partials)") != std::string::npos);
+  // One row (the GEMV shape): an lda of 1 is not a multiple of 16 bytes, so A is realigned first, then the same
+  // thin tile and split.
+  thin.m = 1;
+  p = plan_16bit<__nv_bfloat16, __nv_bfloat16>(thin, f);
+  CHECK(kinds_of(p) == "pack_a gemm reduce");
+  CHECK(slots_of(p) == "tiny_m x8");
   // Odd sizes: both operands repacked (odd leading dimensions), no peeling: the large tile covers the ragged edge.
   call_spec odd_big;
   odd_big.m = odd_big.n = odd_big.k = 4097;
