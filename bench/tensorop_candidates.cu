@@ -4,6 +4,7 @@
 // 3xTF32 (--type tf32, beside cuBLAS's TF32 and tgemm's strict FP32) or double (--type f64, beside cublasDgemm).
 // Operands are random normal; each is larger than L2 at the sizes timed.
 // Usage: tgemm_tensorop_candidates [--type bf16|tf32|f64] [--reps N] [--sizes 4096,8192]
+// Built only in a build configured with -DTGEMM_BENCH_CANDIDATES=ON.
 #include <tgemm/gemm.cuh>
 
 #include <cublas_v2.h>
