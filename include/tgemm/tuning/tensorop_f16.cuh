@@ -35,7 +35,8 @@ struct tensorop_f16_thresholds : simt_f32_thresholds {
   /// 1.07x), its float partials' round trip costing more than the fuller GPU gains.
   static constexpr bool float_partials_thin_only = true;
   /// Ragged edges are not peeled off: the strips would run as extra thin problems, while the large tile covers them
-  /// reading zeros beyond the edge; a repacked operand's padding makes that free. (4097^3 bf16 in one pass: 33 x 17 tiles, 5 waves instead of 4, plus two packs.)
+  /// reading zeros beyond the edge; a repacked operand's padding makes that free. (4097^3 bf16 in one pass: 33 x 17
+  /// tiles, 5 waves instead of 4, plus two packs.)
   static constexpr double peel_speed = 0;
   /// The tensor-core epilogue stores element by element, so C is never staged.
   static constexpr int64_t staged_c_min_elements = INT64_MAX;
@@ -67,16 +68,17 @@ using tensorop_f16_small_policy =
 /// The tile of thin problems (at most narrow_extent rows): 16 x 128 x 128, four warps of 16 x 32, three stages
 /// (108 KiB). A thin product streams B once and does little else, so the tile wastes no tensor-core work on rows
 /// that do not exist and reads k in deep slices: measured on an H200 (bf16, tgemm_bench_tensorop --set thin, split
-/// k with float partials on both sides) against the 64 x 64 small tile: 16 x 8192 x 8192 1.43x (0.97x cuBLAS), 1 x
-/// and 8 x 8192 x 8192 1.67x and 1.44x, 16 x 4096 x 4096 1.28x; 32 x 8192 x 8192 (two rows of tiles) 1.30x, where a
-/// separate 32 x 128 x 64 tile in four stages gave 1.38x but would add a kernel per op pair and C type. 64-deep
-/// slices (four stages, 1.35x) and a 16 x 256 x 64 tile (1.36x) were slower at 16 x 8192 x 8192.
+/// k with float partials on both sides; bench/results/h200-thin-tiles.txt) against the 64 x 64 small tile:
+/// 16 x 8192 x 8192 1.42x (0.97x cuBLAS), 1 x and 8 x 8192 x 8192 1.66x and 1.42x, 16 x 4096 x 4096 1.23x;
+/// 32 x 8192 x 8192 (two rows of tiles) 1.30x, where a separate 32 x 128 x 64 tile in four stages gave 1.38x but
+/// would add a kernel per op pair and C type. 64-deep slices (four stages, 1.35x) and a 16 x 256 x 64 tile (1.36x)
+/// were slower at 16 x 8192 x 8192.
 template <class Element, class ElementC>
 using tensorop_f16_thin_m_policy =
     tensorop_policy<block_shape<16, 128, 128>, warp_shape<16, 32>, mma_shape<16, 8, 16>, 3, Element, ElementC>;
 
 /// The tile of problems with at most narrow_extent columns: tensorop_f16_thin_m_policy transposed (128 x 16 x 128,
-/// four warps of 32 x 16). 8192 x 16 x 8192 bf16 on an H200: 1.28x the small tile (0.88x cuBLAS).
+/// four warps of 32 x 16). 8192 x 16 x 8192 bf16 on an H200: 1.28x the small tile (0.89x cuBLAS).
 template <class Element, class ElementC>
 using tensorop_f16_thin_n_policy =
     tensorop_policy<block_shape<128, 16, 128>, warp_shape<32, 16>, mma_shape<16, 8, 16>, 3, Element, ElementC>;
