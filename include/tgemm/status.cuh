@@ -30,6 +30,7 @@ enum class status : int {
   workspace_too_small,         ///< The caller's workspace is smaller than the call needs (see gemm_workspace_size()).
   unsupported_device,          ///< The device lacks instructions the call needs (e.g. bf16 tensor cores before sm_80).
   invalid_option,              ///< A member of tgemm::options holds a value its enumeration does not name.
+  invalid_batch_stride,        ///< A batch stride is negative, or C's makes two batches' C overlap.
 };
 
 /// The name of a status, such as "invalid_leading_dimension".
@@ -52,6 +53,7 @@ constexpr const char* to_string(status s) noexcept {
     case status::workspace_too_small: return "workspace_too_small";
     case status::unsupported_device: return "unsupported_device";
     case status::invalid_option: return "invalid_option";
+    case status::invalid_batch_stride: return "invalid_batch_stride";
   }
   return "unknown status";
 }

@@ -16,6 +16,7 @@
 #include "catch.hpp"
 #include "cuda_check.hpp"
 #include "element_values.hpp"
+#include "error_bounds.hpp"
 #include "random.hpp"
 #include "reference.hpp"
 
@@ -36,40 +37,6 @@ using tgemm::op;
 using tgemm::status;
 using namespace tgemm::test;
 
-
-/// An input element from two random floats: the first rounded to T, or for double the first plus a scaled second,
-/// so that all 53 bits of the significand vary (float-valued doubles would make every product exact).
-template <class T>
-T input_value(float x, float low) {
-  if constexpr (std::is_same<T, double>::value) return double(x) + std::ldexp(double(low), -26);
-  (void)low;
-  return from_float<T>(x);
-}
-
-/// The accumulation's error per unit of magnitude (see the file comment).
-template <class T>
-double accumulation_factor(int64_t k) {
-  if constexpr (std::is_same<T, double>::value) return double(k + 4) * std::ldexp(1.0, -52);
-  return error_factor(k);
-}
-
-/// Half the smallest subnormal of C's type: an absolute floor for results that underflow (k = 0 with beta = 0.5
-/// halves a subnormal C, which then rounds to even).
-template <class T>
-double underflow_floor() {
-  if constexpr (std::is_same<T, __half>::value) return std::ldexp(1.0, -25);
-  if constexpr (std::is_same<T, __nv_bfloat16>::value) return std::ldexp(1.0, -134);
-  if constexpr (std::is_same<T, double>::value) return std::ldexp(1.0, -1074);
-  return std::ldexp(1.0, -150);
-}
-
-/// Unit roundoff of C's final rounding (0 for float: the accumulation bound covers it).
-template <class T>
-double output_roundoff() {
-  if constexpr (std::is_same<T, __half>::value) return std::ldexp(1.0, -11);
-  if constexpr (std::is_same<T, __nv_bfloat16>::value) return std::ldexp(1.0, -8);
-  return 0.0;
-}
 
 struct tc_case {
   tgemm::math_mode math = tgemm::math_mode::strict;  // for float inputs: tf32 or tf32x3
@@ -169,11 +136,7 @@ tgemm::detail::plan run_case(const tc_case& c) {
   }
 
   const std::vector<C> out = dc.download();
-  const double tf32_u = std::ldexp(1.0, -11);
-  const double input_factor = c.math == tgemm::math_mode::tf32     ? 2 * tf32_u + tf32_u * tf32_u
-                              : c.math == tgemm::math_mode::tf32x3 ? 4 * std::ldexp(1.0, -22)
-                                                                   : 0.0;
-  const double factor = accumulation_factor<AB>(c.k) + input_factor, roundoff = output_roundoff<C>();
+  const double factor = accumulation_factor<AB>(c.k) + input_factor(c.math), roundoff = output_roundoff<C>();
   int64_t bad = 0, padding_changed = 0;
   double worst = 0;
   for (int64_t i = 0; i < c.m; ++i) {

@@ -580,3 +580,80 @@ TEST_CASE("a row-major call is solved as the column-major C^T = op(B)^T op(A)^T"
     CHECK_FALSE(call.reads_operands);
   }
 }
+
+namespace {
+
+/// A strided-batch call: `x` for every product, `count` of them, strides in elements.
+status call_batched(const call_args& x, int64_t count, int64_t stride_a, int64_t stride_b, int64_t stride_c) {
+  return tgemm::gemm_strided_batched(x.order, x.op_a, x.op_b, x.m, x.n, x.k, x.alpha, x.a, x.lda, stride_a, x.b, x.ldb,
+                                     stride_b, x.beta, x.c, x.ldc, stride_c, count);
+}
+
+}  // namespace
+
+TEST_CASE("strided batches: a bad count or stride has its own status and message, before any device work",
+          "[arguments][batched]") {
+  const call_args x;  // 4 x 5 x 6, C spans 4 x 5 = 20 elements
+  struct bad_batch {
+    int64_t count, stride_a, stride_b, stride_c;
+    status expected;
+    const char* message_part;
+  };
+  const bad_batch table[] = {
+      {-1, 24, 30, 20, status::invalid_dimension, "batch_count = -1 is negative"},
+      {2, -24, 30, 20, status::invalid_batch_stride, "stride_a = -24 is negative"},
+      {2, 24, -1, 20, status::invalid_batch_stride, "stride_b = -1 is negative"},
+      {2, 24, 30, -20, status::invalid_batch_stride, "stride_c = -20 is negative"},
+      {2, 24, 30, 19, status::invalid_batch_stride, "stride_c = 19 makes the products' C overlap: one C spans 20"},
+      {3, 0, 0, 0, status::invalid_batch_stride, "stride_c = 0 makes the products' C overlap"},
+      {2, int64_t(1) << 62, 30, 20, status::size_overflow, "the 2 products of A"},
+  };
+  for (const bad_batch& b : table) {
+    CAPTURE(b.count, b.stride_a, b.stride_b, b.stride_c);
+    reset_last_error();
+    REQUIRE(call_batched(x, b.count, b.stride_a, b.stride_b, b.stride_c) == b.expected);
+    REQUIRE(tgemm::last_error().code == b.expected);
+    INFO(tgemm::last_error().message);
+    REQUIRE(tgemm::last_error().message.find(b.message_part) != std::string::npos);
+  }
+  // Row-major: C is 4 x 5 stored with ldc 5 along rows, so it spans 4 lines of 5.
+  call_args row = x;
+  row.order = layout::row_major, row.lda = 6, row.ldb = 5, row.ldc = 5;
+  REQUIRE(call_batched(row, 2, 24, 30, 19) == status::invalid_batch_stride);
+  REQUIRE(tgemm::last_error().message.find("one C spans 20 elements (ldc = 5)") != std::string::npos);
+}
+
+TEST_CASE("strided batches: an empty batch, or one product, needs no stride, and the empty batch no device",
+          "[arguments][batched]") {
+  call_args x;
+  // Zero products: success with null pointers and any strides, before asking for a device.
+  call_args none = x;
+  none.a = none.b = none.c = nullptr;
+  reset_last_error();
+  REQUIRE(call_batched(none, 0, -5, -5, -5) == status::success);
+  REQUIRE(tgemm::last_error().code == status::success);
+  // One product: the strides are never used, so any value is accepted (and bad arguments still fail as for gemm()).
+  x.lda = 3;
+  REQUIRE(call_batched(x, 1, -5, -5, -5) == status::invalid_leading_dimension);
+  // The batch's other arguments are checked as tgemm::gemm() checks them, first.
+  call_args null_c = x;
+  null_c.lda = 4, null_c.c = nullptr;
+  REQUIRE(call_batched(null_c, 2, 24, 30, 20) == status::null_pointer);
+}
+
+TEST_CASE("strided batches: a row-major call swaps A's and B's strides with the operands", "[arguments][batched]") {
+  using types = tgemm::detail::gemm_types<float>;
+  tgemm::detail::canonical_call<types> call;
+  const tgemm::detail::batch_shape batch{3, 100, 200, 300};
+  REQUIRE(tgemm::detail::check_arguments<types>(layout::row_major, op::none, op::none, 4, 5, 6, 1.0f, fake_a, 6,
+                                                fake_b, 5, 0.0f, fake_c, 5, call, batch) == status::success);
+  CHECK(call.problem.a == fake_b);
+  CHECK(call.batch.stride_a == 200);
+  CHECK(call.batch.stride_b == 100);
+  CHECK(call.batch.stride_c == 300);
+  CHECK(call.batch.count == 3);
+  REQUIRE(tgemm::detail::check_arguments<types>(layout::col_major, op::none, op::none, 4, 5, 6, 1.0f, fake_a, 4,
+                                                fake_b, 6, 0.0f, fake_c, 4, call, batch) == status::success);
+  CHECK(call.batch.stride_a == 100);
+  CHECK(call.batch.stride_b == 200);
+}

@@ -35,6 +35,7 @@ struct call_spec {
   int64_t lda = 0, ldb = 0, ldc = 0;  // 0: the tight leading dimension
   int64_t offset_a = 0, offset_b = 0, offset_c = 0;  // in floats
   float alpha = 1.0f, beta = 0.0f;
+  tgemm::detail::batch_shape batch;  // a strided batch (strides in elements)
 };
 
 int64_t tight_ld(layout order, op operation, int64_t rows, int64_t cols) {
@@ -53,7 +54,7 @@ plan plan_for(const call_spec& c, const device_facts& f, const tgemm::tuning::tu
   const int64_t ldc = c.ldc ? c.ldc : tight_ld(c.order, op::none, c.m, c.n);
   REQUIRE(tgemm::detail::check_arguments(c.order, c.op_a, c.op_b, c.m, c.n, c.k, c.alpha, fake(c.offset_a), lda,
                                          fake(c.offset_b), ldb, c.beta, const_cast<float*>(fake(c.offset_c)), ldc,
-                                         call) == status::success);
+                                         call, c.batch) == status::success);
   const tgemm::tuning::tuning_values values =
       given != nullptr ? *given : tgemm::tuning::values_for<tgemm::tuning::default_chain>(f.arch);
   plan p;
@@ -384,7 +385,7 @@ plan plan_16bit(const call_spec& c, const device_facts& f) {
   REQUIRE(tgemm::detail::check_arguments(c.order, c.op_a, c.op_b, c.m, c.n, c.k, c.alpha, base + c.offset_a, lda,
                                          base + c.offset_b, ldb, c.beta,
                                          reinterpret_cast<TC*>(uintptr_t(1) << 41) + c.offset_c, ldc,
-                                         call) == status::success);
+                                         call, c.batch) == status::success);
   const tgemm::tuning::tuning_values values =
       tgemm::tuning::values_for<typename tgemm::tuning::default_table<T, TC>::type>(f.arch);
   plan p;
@@ -770,4 +771,138 @@ TEST_CASE("16-bit C tables: split steps run the float-C table's kernels of the s
       }
     }
   }
+}
+
+namespace {
+
+/// `c` as a batch of `count` products stored one after another (tight strides), or with the strides given.
+call_spec batch_of(call_spec c, int64_t count, int64_t stride_a = -1, int64_t stride_b = -1, int64_t stride_c = -1) {
+  const int64_t lda = c.lda ? c.lda : tight_ld(c.order, c.op_a, c.m, c.k);
+  const int64_t ldb = c.ldb ? c.ldb : tight_ld(c.order, c.op_b, c.k, c.n);
+  const int64_t ldc = c.ldc ? c.ldc : tight_ld(c.order, op::none, c.m, c.n);
+  c.batch.count = count;
+  c.batch.stride_a = stride_a >= 0 ? stride_a : lda * (c.order == layout::col_major ? (c.op_a == op::none ? c.k : c.m) : (c.op_a == op::none ? c.m : c.k));
+  c.batch.stride_b = stride_b >= 0 ? stride_b : ldb * (c.order == layout::col_major ? (c.op_b == op::none ? c.n : c.k) : (c.op_b == op::none ? c.k : c.n));
+  c.batch.stride_c = stride_c >= 0 ? stride_c : ldc * (c.order == layout::col_major ? c.n : c.m);
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("strided batches on an H200: small products run together in one grid, large ones one after another",
+          "[plan][batched]") {
+  const device_facts f = h200();
+  // The issue's small-matrix batches: one launch, the batch in gridDim.z, no workspace.
+  for (const auto& b : {std::vector<int64_t>{4096, 32, 32, 32}, {1024, 64, 64, 64}, {256, 128, 128, 128},
+                        {64, 256, 256, 256}, {16, 1024, 1024, 1024}, {96, 512, 512, 64},
+                        {96, 512, 64, 512}}) {
+    CAPTURE(b[0], b[1], b[2], b[3]);
+    const plan p = plan_for(batch_of(shape(b[1], b[2], b[3]), b[0]), f);
+    CHECK(p.batches == b[0]);
+    CHECK(p.batch_in_grid);
+    CHECK(!p.split_k);
+    CHECK(!p.staged_c);
+    CHECK(p.workspace_bytes == 0);
+    for (int i = 0; i < p.step_count; ++i) CHECK(p.steps[i].kind == step_kind::gemm);
+  }
+  // The batch fills the GPU that one product alone would leave idle: 16 x 1024^3 takes the large tile unsplit,
+  // where one 1024^3 product splits k (or takes smaller tiles).
+  CHECK(slots_of(plan_for(batch_of(shape(1024, 1024, 1024), 16), f)) == "general");
+  CHECK(plan_for(batch_of(shape(1024, 1024, 1024), 16), f).steps[0].tiles_m == 4);  // per product: 256 x 128 tiles
+  // Few tiles and deep k even with the batch: each product splits k, one after another.
+  plan p = plan_for(batch_of(shape(256, 256, 16384), 2), f);
+  CHECK(!p.batch_in_grid);
+  CHECK(p.split_k);
+  CHECK(kinds_of(p) == "gemm reduce");
+  // Large products repack their operands (here, as for one 2048^3 product, B into the layout read without register
+  // staging): one after another, each with the one-product plan.
+  p = plan_for(batch_of(shape(2048, 2048, 2048), 8), f);
+  CHECK(!p.batch_in_grid);
+  CHECK(kinds_of(p) == "pack_b gemm");
+  p = plan_for(batch_of(shape(4096, 4096, 4096, op::transpose, op::none), 4), f);
+  CHECK(!p.batch_in_grid);
+  CHECK(kinds_of(p) == "pack_a pack_b gemm");
+  // A stride that breaks the 16-byte alignment of later products: scalar loads for all (small problems) ...
+  p = plan_for(batch_of(shape(64, 64, 64), 64, 64 * 64 + 1), f);
+  CHECK(p.unaligned);
+  CHECK(p.batch_in_grid);
+  CHECK(slots_of(p) == "unaligned");
+  // ... while the same problem with aligned strides is not.
+  CHECK(!plan_for(batch_of(shape(64, 64, 64), 64, 64 * 64 + 4), f).unaligned);
+  // Stride 0 (one A for every product) is aligned when A is.
+  CHECK(!plan_for(batch_of(shape(64, 64, 64), 64, 0), f).unaligned);
+  // alpha = 0: C = beta C for every product, in one launch.
+  call_spec scale = batch_of(shape(32, 32, 32), 100);
+  scale.alpha = 0.0f, scale.beta = 0.5f;
+  p = plan_for(scale, f);
+  CHECK(kinds_of(p) == "scale");
+  CHECK(p.batch_in_grid);
+  // A misaligned C is not staged in one grid (each product's C differs): the epilogue's narrower stores write it.
+  call_spec odd_c = batch_of(shape(1024, 1024, 1024), 16);
+  odd_c.offset_c = 1;
+  p = plan_for(odd_c, f);
+  CHECK(p.batch_in_grid);
+  CHECK(!p.staged_c);
+  // The plan's text says how the batch runs.
+  const std::string text = tgemm::detail::describe(p, nullptr, "float", 1024, 1024, 1024);
+  CHECK(text.find("a batch of 16 products, together") != std::string::npos);
+}
+
+TEST_CASE("16-bit strided batches on an H200 running the sm_90a image: the Hopper kernel product by product",
+          "[plan][batched]") {
+  device_facts f = h200();
+  f.wgmma_image = true;
+  // Products whose own tiles fill the GPU run the Hopper kernel's plan one after another.
+  plan p = plan_16bit<__nv_bfloat16, __nv_bfloat16>(batch_of(shape(2048, 2048, 2048), 8), f);
+  CHECK(slots_of(p) == "wgmma");
+  CHECK(!p.batch_in_grid);
+  CHECK(p.batches == 8);
+  // Smaller ones run together on the mma.sync kernels.
+  p = plan_16bit<__nv_bfloat16, __nv_bfloat16>(batch_of(shape(256, 256, 256), 64), f);
+  CHECK(!p.wgmma);
+  CHECK(p.batch_in_grid);
+  CHECK(kinds_of(p) == "gemm");
+  // Misaligned products of a 16-bit table (no scalar-load kernel): a stride of 8 elements keeps them aligned ...
+  p = plan_16bit<__nv_bfloat16, float>(batch_of(shape(64, 64, 64), 32, 64 * 64 + 8), f);
+  CHECK(p.batch_in_grid);
+  CHECK(!p.repacked_a);
+  // ... an odd one makes each product realign A in turn.
+  p = plan_16bit<__nv_bfloat16, float>(batch_of(shape(64, 64, 64), 32, 64 * 64 + 1), f);
+  CHECK(!p.batch_in_grid);
+  CHECK(p.repacked_a);
+}
+
+TEST_CASE("every batched plan writes each product's C once, in one grid or product by product", "[plan][batched]") {
+  std::mt19937_64 random(20261202);
+  const int64_t choices[] = {1, 7, 16, 17, 32, 33, 64, 100, 128, 257, 600};
+  auto extent = [&] { return choices[random() % 11]; };
+  int checked = 0;
+  for (const device_facts& f : {h200(), a100()}) {
+    for (int i = 0; i < 200; ++i) {
+      call_spec c;
+      c.order = random() % 2 ? layout::col_major : layout::row_major;
+      c.op_a = random() % 2 ? op::none : op::transpose;
+      c.op_b = random() % 2 ? op::none : op::transpose;
+      c.m = extent(), c.n = extent(), c.k = extent() * (random() % 3 == 0 ? 40 : 1);
+      const int64_t count = 1 + int64_t(random() % 300);
+      c = batch_of(c, count);
+      if (random() % 3 == 0) c.batch.stride_a = random() % 2 ? 0 : c.batch.stride_a + int64_t(random() % 5);
+      if (random() % 3 == 0) c.batch.stride_b = random() % 2 ? 0 : c.batch.stride_b + int64_t(random() % 5);
+      if (random() % 3 == 0) c.batch.stride_c += int64_t(random() % 5);
+      c.beta = random() % 2 ? 0.0f : 0.5f;
+      CAPTURE(count, c.batch.stride_a, c.batch.stride_b, c.batch.stride_c);
+      check_plan_properties(c, f);
+      const plan p = plan_for(c, f);
+      CHECK(p.batches == count);
+      if (p.batch_in_grid) {  // one grid: nothing in the workspace, no product split or staged
+        CHECK(p.workspace_bytes == 0);
+        CHECK(!p.split_k);
+        CHECK(!p.repacked_a);
+        CHECK(!p.repacked_b);
+        CHECK(!p.staged_c);
+      }
+      ++checked;
+    }
+  }
+  SUCCEED(checked << " batched plans checked");
 }

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <limits>
 #include <type_traits>
+#include <utility>
 
 #include "../device/problem.cuh"
 #include "../numeric.cuh"
@@ -37,7 +38,9 @@ struct canonical_call {
   op op_a = op::none;           ///< Operation on problem.a.
   op op_b = op::none;           ///< Operation on problem.b.
   bool reads_operands = false;  ///< False when k == 0 or alpha == 0: C = beta C without touching A or B.
-  bool empty = false;           ///< True when m == 0 or n == 0: nothing to do.
+  bool empty = false;           ///< True when m == 0, n == 0 or the batch is empty: nothing to do.
+  batch_shape batch;            ///< The products of a strided batch (strides of problem.a and problem.b: swapped
+                                ///< with them for a row-major call).
   const char* name_a = "A";     ///< The caller's name for problem.a ("B" after a row-major swap).
   const char* name_b = "B";     ///< The caller's name for problem.b.
 };
@@ -69,27 +72,72 @@ inline status check_leading_dimension(const char* name, const char* matrix, layo
   return status::success;
 }
 
+/// Fails with size_overflow when the bytes an operand spans (all `count` products of a batch `stride` elements
+/// apart) do not fit in a 64-bit integer.
 inline status check_extent(const char* matrix, layout order, op operation, int64_t rows, int64_t cols, int64_t ld,
-                           int64_t bytes_per_element) {
+                           int64_t bytes_per_element, int64_t count = 1, int64_t stride = 0) {
   const stored_shape shape = stored_shape_of(order, operation, rows, cols);
-  int64_t elements = 0, bytes = 0;
+  int64_t elements = 0, bytes = 0, batch_elements = 0;
   if (__builtin_mul_overflow(ld, shape.strided, &elements) ||
       __builtin_mul_overflow(elements, bytes_per_element, &bytes)) {
     return fail(status::size_overflow, cudaSuccess,
                 "%s spans %lld lines of leading dimension %lld: its size in bytes overflows a 64-bit integer", matrix,
                 (long long)shape.strided, (long long)ld);
   }
+  if (count > 1 && (__builtin_mul_overflow(count - 1, stride, &batch_elements) ||
+                    __builtin_add_overflow(batch_elements, elements, &elements) ||
+                    __builtin_mul_overflow(elements, bytes_per_element, &bytes))) {
+    return fail(status::size_overflow, cudaSuccess,
+                "the %lld products of %s, %lld elements apart, span more bytes than a 64-bit integer holds",
+                (long long)count, matrix, (long long)stride);
+  }
   return status::success;
 }
 
-/// Validates a cblas_sgemm-style call and fills `out`. Checks, in order: enumerations, negative sizes, leading
-/// dimensions (always, as CBLAS does), byte extents, then null pointers for the matrices the call touches.
-/// Alignment is the plan's business (see check_alignment).
+/// The elements one stored operand spans: ld x (lines - 1) + the contiguous extent (0 when it is empty).
+inline int64_t span_of(layout order, op operation, int64_t rows, int64_t cols, int64_t ld) {
+  const stored_shape shape = stored_shape_of(order, operation, rows, cols);
+  return shape.contiguous == 0 || shape.strided == 0 ? 0 : ld * (shape.strided - 1) + shape.contiguous;
+}
+
+/// Checks a strided batch: a count that is not negative; with more than one product, strides that are not negative
+/// and a C stride that keeps the products' C apart (A and B may overlap: they are only read).
+inline status check_batch(const batch_shape& batch, layout order, int64_t m, int64_t n, int64_t ldc) {
+  if (batch.count < 0) {
+    return fail(status::invalid_dimension, cudaSuccess, "batch_count = %lld is negative", (long long)batch.count);
+  }
+  if (batch.count <= 1) return status::success;
+  const struct {
+    const char* name;
+    int64_t stride;
+  } strides[] = {{"stride_a", batch.stride_a}, {"stride_b", batch.stride_b}, {"stride_c", batch.stride_c}};
+  for (const auto& x : strides) {
+    if (x.stride < 0) {
+      return fail(status::invalid_batch_stride, cudaSuccess,
+                  "%s = %lld is negative (tgemm takes strides of 0 or more: 0 reads one matrix for every product)",
+                  x.name, (long long)x.stride);
+    }
+  }
+  const int64_t span = span_of(order, op::none, m, n, ldc);
+  if (batch.stride_c < span) {
+    return fail(status::invalid_batch_stride, cudaSuccess,
+                "stride_c = %lld makes the products' C overlap: one C spans %lld elements (ldc = %lld), and %lld "
+                "products write them",
+                (long long)batch.stride_c, (long long)span, (long long)ldc, (long long)batch.count);
+  }
+  return status::success;
+}
+
+/// Validates a cblas_sgemm-style call (a strided batch of them: `batch`) and fills `out`. Checks, in order:
+/// enumerations, negative sizes and batch count, leading dimensions (always, as CBLAS does), batch strides, byte
+/// extents, then null pointers for the matrices the call touches. Alignment is the plan's business (see
+/// check_alignment).
 template <class Types>
 status check_arguments(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k,
                        typename Types::scalar_type alpha, const typename Types::element_a* a, int64_t lda,
                        const typename Types::element_b* b, int64_t ldb, typename Types::scalar_type beta,
-                       typename Types::element_c* c, int64_t ldc, canonical_call<Types>& out) {
+                       typename Types::element_c* c, int64_t ldc, canonical_call<Types>& out,
+                       const batch_shape& batch = batch_shape{}) {
   using scalar = typename Types::scalar_type;
   if (!is_valid(order)) {
     return fail(status::invalid_layout, cudaSuccess,
@@ -106,22 +154,37 @@ status check_arguments(layout order, op op_a, op op_b, int64_t m, int64_t n, int
   if (m < 0) return fail(status::invalid_dimension, cudaSuccess, "m = %lld is negative", (long long)m);
   if (n < 0) return fail(status::invalid_dimension, cudaSuccess, "n = %lld is negative", (long long)n);
   if (k < 0) return fail(status::invalid_dimension, cudaSuccess, "k = %lld is negative", (long long)k);
+  if (batch.count < 0) {
+    return fail(status::invalid_dimension, cudaSuccess, "batch_count = %lld is negative", (long long)batch.count);
+  }
 
   if (status s = check_leading_dimension("lda", "A", order, op_a, m, k, lda); s != status::success) return s;
   if (status s = check_leading_dimension("ldb", "B", order, op_b, k, n, ldb); s != status::success) return s;
   if (status s = check_leading_dimension("ldc", "C", order, op::none, m, n, ldc); s != status::success) return s;
 
-  const bool empty = m == 0 || n == 0;
+  const bool empty = m == 0 || n == 0 || batch.count == 0;
+  if (!empty) {
+    if (status s = check_batch(batch, order, m, n, ldc); s != status::success) return s;
+  }
   const bool reads_operands = !empty && k > 0 && alpha != scalar(0);
   if (reads_operands) {
     constexpr int a_bytes = element_bytes<typename Types::element_a>;
     constexpr int b_bytes = element_bytes<typename Types::element_b>;
-    if (status s = check_extent("A", order, op_a, m, k, lda, a_bytes); s != status::success) return s;
-    if (status s = check_extent("B", order, op_b, k, n, ldb, b_bytes); s != status::success) return s;
+    if (status s = check_extent("A", order, op_a, m, k, lda, a_bytes, batch.count, batch.stride_a);
+        s != status::success) {
+      return s;
+    }
+    if (status s = check_extent("B", order, op_b, k, n, ldb, b_bytes, batch.count, batch.stride_b);
+        s != status::success) {
+      return s;
+    }
   }
   if (!empty) {
     constexpr int c_bytes = element_bytes<typename Types::element_c>;
-    if (status s = check_extent("C", order, op::none, m, n, ldc, c_bytes); s != status::success) return s;
+    if (status s = check_extent("C", order, op::none, m, n, ldc, c_bytes, batch.count, batch.stride_c);
+        s != status::success) {
+      return s;
+    }
   }
   if (reads_operands && a == nullptr) {
     return fail(status::null_pointer, cudaSuccess, "A is null, but the call reads it (m = %lld, k = %lld, alpha = %g)",
@@ -140,11 +203,14 @@ status check_arguments(layout order, op op_a, op op_b, int64_t m, int64_t n, int
   out.empty = empty;
   out.reads_operands = reads_operands;
   out.update = {alpha, beta, c, ldc};
+  out.batch = batch;
+  if (batch.count <= 1) out.batch = batch_shape{batch.count, 0, 0, 0};  // one product: strides unused
   if (order == layout::col_major) {
     out.problem = {m, n, k, a, lda, b, ldb};
     out.op_a = op_a;
     out.op_b = op_b;
   } else {
+    std::swap(out.batch.stride_a, out.batch.stride_b);
     // Row-major C is column-major C^T; C^T = op(B)^T op(A)^T, and a row-major X read column-major is X^T,
     // so the operands swap places and keep their operations.
     static_assert(std::is_same<typename Types::element_a, typename Types::element_b>::value,
@@ -169,10 +235,11 @@ decltype(auto) with_ops(op op_a, op op_b, F&& f) {
 }
 
 /// True when an operand at `pointer` with leading dimension `ld` can be read `vector_width` elements of
-/// `bytes_per_element` bytes at a time.
-inline bool vectors_fit(const void* pointer, int64_t ld, int vector_width, int bytes_per_element) {
+/// `bytes_per_element` bytes at a time (every product of a batch `stride` elements apart, when `count` > 1).
+inline bool vectors_fit(const void* pointer, int64_t ld, int vector_width, int bytes_per_element, int64_t count = 1,
+                        int64_t stride = 0) {
   return reinterpret_cast<uintptr_t>(pointer) % (uintptr_t(bytes_per_element) * vector_width) == 0 &&
-         ld % vector_width == 0;
+         ld % vector_width == 0 && (count <= 1 || stride % vector_width == 0);
 }
 
 /// True when A and B (if the call reads them) are aligned to `vector_width` elements with leading dimensions that
@@ -184,8 +251,11 @@ bool is_aligned(const canonical_call<Types>& call, int vector_width) {
   constexpr int b_bytes = element_bytes<typename Types::element_b>;
   constexpr int c_bytes = element_bytes<typename Types::element_c>;
   const bool c_fits = call.empty || reinterpret_cast<uintptr_t>(call.update.c) % c_bytes == 0;
-  return c_fits && (!call.reads_operands || (vectors_fit(call.problem.a, call.problem.lda, vector_width, a_bytes) &&
-                                             vectors_fit(call.problem.b, call.problem.ldb, vector_width, b_bytes)));
+  const batch_shape& batch = call.batch;
+  return c_fits &&
+         (!call.reads_operands ||
+          (vectors_fit(call.problem.a, call.problem.lda, vector_width, a_bytes, batch.count, batch.stride_a) &&
+           vectors_fit(call.problem.b, call.problem.ldb, vector_width, b_bytes, batch.count, batch.stride_b)));
 }
 
 /// Fails with misaligned_operand naming the first operand (as the caller named it) that does not fit a policy

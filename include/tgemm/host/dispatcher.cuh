@@ -412,10 +412,10 @@ status dispatch(const canonical_call<Types>& call, cudaStream_t stream, const wo
 template <class Types, math_mode Math>
 status gemm_typed(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, typename Types::scalar_type alpha,
                   const typename Types::element_a* A, int64_t lda, const typename Types::element_b* B, int64_t ldb,
-                  typename Types::scalar_type beta, typename Types::element_c* C, int64_t ldc, cudaStream_t stream,
-                  const workspace* ws, size_t* size_only) {
+                  typename Types::scalar_type beta, typename Types::element_c* C, int64_t ldc,
+                  const batch_shape& batch, cudaStream_t stream, const workspace* ws, size_t* size_only) {
   canonical_call<Types> call;
-  if (status s = check_arguments(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, call);
+  if (status s = check_arguments(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, call, batch);
       s != status::success) {
     return s;
   }
@@ -429,7 +429,7 @@ status gemm_typed(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t 
 #define TGEMM_GEMM_TYPED(AB, C, MATH)                                                                             \
   template status gemm_typed<gemm_types<AB, AB, C, scalar_for<AB, C>>, MATH>(                                     \
       layout, op, op, int64_t, int64_t, int64_t, scalar_for<AB, C>, const AB*, int64_t, const AB*, int64_t,       \
-      scalar_for<AB, C>, C*, int64_t, cudaStream_t, const workspace*, size_t*);
+      scalar_for<AB, C>, C*, int64_t, const batch_shape&, cudaStream_t, const workspace*, size_t*);
 #if defined(TGEMM_COMPILED_IMPLEMENTATION)
 #if TGEMM_DEFINES_PART(1)
 TGEMM_GEMM_TYPED(float, float, math_mode::strict)

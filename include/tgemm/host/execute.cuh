@@ -7,6 +7,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -88,24 +89,27 @@ struct helper_kernels {
   }
 };
 
-/// Runs `p` for `call` on `stream` (of `device`), with `workspace` holding at least p.workspace_bytes. Every
-/// kernel is made ready before the first launch, so a kernel the build lacks, or one that cannot be loaded,
-/// fails the call before anything is enqueued. Kernels::prepare(step, device) and Kernels::launch(step,
-/// gemm_launch, stream, device) provide the gemm steps' kernels; Kernels::launch_split(step, source, ld, to, stream,
-/// device) the 3xTF32 split steps' (prepared by Kernels::prepare too).
+/// The call for products [first, first + count) of a strided batch: its operands advanced to product `first`.
+template <class Types>
+canonical_call<Types> batch_part(const canonical_call<Types>& call, int64_t first, int64_t count) {
+  canonical_call<Types> part = call;
+  part.problem.a += first * call.batch.stride_a;
+  part.problem.b += first * call.batch.stride_b;
+  part.update.c += first * call.batch.stride_c;
+  part.batch.count = count;
+  return part;
+}
+
+/// Launches the steps of `p` once for `call`: for call.batch.count products together when the plan runs its batch
+/// in one grid (at most max_grid_y of them), else for one product.
 template <class Types, class Kernels>
-status execute(const plan& p, const canonical_call<Types>& call, std::byte* workspace, cudaStream_t stream, int device,
-               const Kernels& kernels) {
+status launch_steps(const plan& p, const canonical_call<Types>& call, std::byte* workspace, cudaStream_t stream,
+                    int device, const Kernels& kernels) {
   using A = typename Types::element_a;
   using B = typename Types::element_b;
   using C = typename Types::element_c;
   using helpers = helper_kernels<Types>;
-  for (int i = 0; i < p.step_count; ++i) {
-    const plan_step& s = p.steps[i];
-    const status ready =
-        s.kind == step_kind::gemm || s.split_tf32 ? kernels.prepare(s, device) : helpers::prepare(s, device);
-    if (ready != status::success) return ready;
-  }
+  const unsigned products = p.batch_in_grid ? unsigned(call.batch.count) : 1u;
   const A* a = p.a.packed ? reinterpret_cast<const A*>(workspace + p.a.offset) : call.problem.a;
   const B* b = p.b.packed ? reinterpret_cast<const B*>(workspace + p.b.offset) : call.problem.b;
   for (int i = 0; i < p.step_count; ++i) {
@@ -160,10 +164,14 @@ status execute(const plan& p, const canonical_call<Types>& call, std::byte* work
                       call.update.ldc};
         }
         g.tiles = {s.tiles_m, s.tiles_n};
+        if (products > 1) {
+          g.tiles.stride_a = call.batch.stride_a, g.tiles.stride_b = call.batch.stride_b;
+          g.tiles.stride_c = call.batch.stride_c;
+        }
         if (s.slices > 1) g.split = {s.slices, s.k_per_slice, out, s.ld_out};
         g.readable = {s.readable_m, s.readable_n};
         g.grid = kernel::grid_for(s.tiles_m * s.tiles_n);
-        g.grid.z = unsigned(s.slices);
+        g.grid.z = unsigned(s.slices) * products;
         launched = kernels.launch(s, g, stream, device);
         break;
       }
@@ -186,12 +194,42 @@ status execute(const plan& p, const canonical_call<Types>& call, std::byte* work
         break;
       }
       case step_kind::scale:
-        launched = launch_kernel(helpers::scale, dim3(unsigned(s.grid_x), unsigned(s.grid_y)),
+        launched = launch_kernel(helpers::scale, dim3(unsigned(s.grid_x), unsigned(s.grid_y), products),
                                  dim3(kernel::scale_threads), 0, stream, device, "launching the C = beta C kernel",
-                                 call.update.c, call.update.ldc, s.rows, s.cols, call.update.beta);
+                                 call.update.c, call.update.ldc, s.rows, s.cols, call.update.beta,
+                                 call.batch.stride_c);
         break;
     }
     if (launched != status::success) return launched;
+  }
+  return status::success;
+}
+
+/// Runs `p` for `call` on `stream` (of `device`), with `workspace` holding at least p.workspace_bytes. Every
+/// kernel is made ready before the first launch, so a kernel the build lacks, or one that cannot be loaded,
+/// fails the call before anything is enqueued. Kernels::prepare(step, device) and Kernels::launch(step,
+/// gemm_launch, stream, device) provide the gemm steps' kernels; Kernels::launch_split(step, source, ld, to, stream,
+/// device) the 3xTF32 split steps' (prepared by Kernels::prepare too). A strided batch runs in grids of at most
+/// max_grid_y products, or (plans that say so) product by product, the workspace reused in stream order.
+template <class Types, class Kernels>
+status execute(const plan& p, const canonical_call<Types>& call, std::byte* workspace, cudaStream_t stream, int device,
+               const Kernels& kernels) {
+  using helpers = helper_kernels<Types>;
+  for (int i = 0; i < p.step_count; ++i) {
+    const plan_step& s = p.steps[i];
+    const status ready =
+        s.kind == step_kind::gemm || s.split_tf32 ? kernels.prepare(s, device) : helpers::prepare(s, device);
+    if (ready != status::success) return ready;
+  }
+  const int64_t count = call.batch.count;
+  if (count <= 1) return launch_steps(p, call, workspace, stream, device, kernels);
+  const int64_t per_launch = p.batch_in_grid ? kernel::max_grid_y : 1;
+  for (int64_t first = 0; first < count; first += per_launch) {
+    const int64_t products = std::min(per_launch, count - first);
+    if (status s = launch_steps(p, batch_part(call, first, products), workspace, stream, device, kernels);
+        s != status::success) {
+      return s;
+    }
   }
   return status::success;
 }

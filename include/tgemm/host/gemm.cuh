@@ -50,14 +50,24 @@ struct checked_gemm_types {
 }  // namespace detail
 
 namespace detail {
+/// A strided batch of GEMMs, as the caller gives it: `count` products, the operands of batch i at A + i stride_a,
+/// B + i stride_b, C + i stride_c (strides in elements; 0 reads one A or B for every batch). A single GEMM is a
+/// batch of one.
+struct batch_shape {
+  int64_t count = 1;     ///< Products in the batch.
+  int64_t stride_a = 0;  ///< Elements between consecutive batches' A.
+  int64_t stride_b = 0;  ///< Elements between consecutive batches' B.
+  int64_t stride_c = 0;  ///< Elements between consecutive batches' C.
+};
+
 TGEMM_BEGIN_DISPATCH_NAMESPACE
-/// tgemm::gemm() for one set of element types and math mode: defined in host/dispatcher.cuh (in compiled mode,
-/// instantiated for every supported combination in the library).
+/// tgemm::gemm() and tgemm::gemm_strided_batched() for one set of element types and math mode: defined in
+/// host/dispatcher.cuh (in compiled mode, instantiated for every supported combination in the library).
 template <class Types, math_mode Math = math_mode::strict>
 status gemm_typed(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, typename Types::scalar_type alpha,
                   const typename Types::element_a* A, int64_t lda, const typename Types::element_b* B, int64_t ldb,
-                  typename Types::scalar_type beta, typename Types::element_c* C, int64_t ldc, cudaStream_t stream,
-                  const workspace* ws, size_t* size_only);
+                  typename Types::scalar_type beta, typename Types::element_c* C, int64_t ldc,
+                  const batch_shape& batch, cudaStream_t stream, const workspace* ws, size_t* size_only);
 
 /// True when the environment forbids TF32 (NVIDIA_TF32_OVERRIDE=0, as NVIDIA's libraries read it): read once.
 inline bool tf32_forbidden() {
@@ -74,23 +84,24 @@ template <class Types>
 status gemm_with_options(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k,
                          typename Types::scalar_type alpha, const typename Types::element_a* A, int64_t lda,
                          const typename Types::element_b* B, int64_t ldb, typename Types::scalar_type beta,
-                         typename Types::element_c* C, int64_t ldc, cudaStream_t stream, const workspace* ws,
-                         size_t* size_only, const options& opts) {
+                         typename Types::element_c* C, int64_t ldc, const batch_shape& batch, cudaStream_t stream,
+                         const workspace* ws, size_t* size_only, const options& opts) {
   if (!is_valid(opts.math)) {
     return fail(status::invalid_option, cudaSuccess,
                 "options.math = %d is not a tgemm::math_mode (strict = 0, tf32 = 1, tf32x3 = 2)", int(opts.math));
   }
   if constexpr (std::is_same<typename Types::element_a, float>::value) {
     if (opts.math == math_mode::tf32 && !tf32_forbidden()) {
-      return gemm_typed<Types, math_mode::tf32>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, stream,
-                                                ws, size_only);
+      return gemm_typed<Types, math_mode::tf32>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, batch,
+                                                stream, ws, size_only);
     }
     if (opts.math == math_mode::tf32x3 && !tf32_forbidden()) {
       return gemm_typed<Types, math_mode::tf32x3>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
-                                                  stream, ws, size_only);
+                                                  batch, stream, ws, size_only);
     }
   }
-  return gemm_typed<Types>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, stream, ws, size_only);
+  return gemm_typed<Types>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, batch, stream, ws,
+                           size_only);
 }
 TGEMM_END_DISPATCH_NAMESPACE
 }  // namespace detail
@@ -150,7 +161,7 @@ status gemm(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, ::t
             int64_t ldc, cudaStream_t stream = nullptr, const options& opts = options{}) {
   using types = typename ::tgemm::detail::checked_gemm_types<TA, TB, TC>::type;
   return ::tgemm::detail::gemm_with_options<types>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
-                                                   stream, nullptr, nullptr, opts);
+                                                   ::tgemm::detail::batch_shape{}, stream, nullptr, nullptr, opts);
 }
 
 /// The typed tgemm::gemm() with the caller's workspace (see the float overload).
@@ -160,7 +171,7 @@ status gemm(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, ::t
             int64_t ldc, cudaStream_t stream, workspace ws, const options& opts = options{}) {
   using types = typename ::tgemm::detail::checked_gemm_types<TA, TB, TC>::type;
   return ::tgemm::detail::gemm_with_options<types>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
-                                                   stream, &ws, nullptr, opts);
+                                                   ::tgemm::detail::batch_shape{}, stream, &ws, nullptr, opts);
 }
 
 /// The workspace bytes the typed tgemm::gemm() needs for these arguments (see the float overload).
@@ -172,7 +183,57 @@ status gemm_workspace_size(layout order, op op_a, op op_b, int64_t m, int64_t n,
   using types = typename ::tgemm::detail::checked_gemm_types<TA, TB, TC>::type;
   bytes = 0;
   return ::tgemm::detail::gemm_with_options<types>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
-                                                   stream, nullptr, &bytes, opts);
+                                                   ::tgemm::detail::batch_shape{}, stream, nullptr, &bytes, opts);
+}
+
+/// `batch_count` GEMMs in one call, as cublasGemmStridedBatchedEx defines them: for i in [0, batch_count),
+/// C_i = alpha op(A_i) op(B_i) + beta C_i with A_i = A + i stride_a, B_i = B + i stride_b, C_i = C + i stride_c
+/// (strides in elements, 64-bit). Every element type, math option and layout of tgemm::gemm(), with its semantics
+/// per product. A stride of 0 reads one A (or B) for every product; A and B may overlap (they are only read).
+///
+/// \return as tgemm::gemm(), and also: batch_count < 0 is invalid_dimension; batch_count == 0 succeeds touching
+/// nothing; a negative stride, or a stride_c that makes two products' C overlap (with batch_count > 1: it must be at
+/// least the elements one C spans, ldc (n - 1) + m column-major), is invalid_batch_stride. Small products run
+/// together in one launch (the batch is a grid dimension); products large enough to fill the GPU alone run one
+/// after another, each with tgemm::gemm()'s plan (TGEMM_PRINT_PLAN=1 says which).
+template <class TA, class TB, class TC>
+status gemm_strided_batched(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k,
+                            ::tgemm::detail::scalar_for<TA, TC> alpha, const TA* A, int64_t lda, int64_t stride_a,
+                            const TB* B, int64_t ldb, int64_t stride_b, ::tgemm::detail::scalar_for<TA, TC> beta,
+                            TC* C, int64_t ldc, int64_t stride_c, int64_t batch_count, cudaStream_t stream = nullptr,
+                            const options& opts = options{}) {
+  using types = typename ::tgemm::detail::checked_gemm_types<TA, TB, TC>::type;
+  return ::tgemm::detail::gemm_with_options<types>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
+                                                   {batch_count, stride_a, stride_b, stride_c}, stream, nullptr,
+                                                   nullptr, opts);
+}
+
+/// tgemm::gemm_strided_batched() with the caller's workspace (see the float tgemm::gemm() overload taking one).
+template <class TA, class TB, class TC>
+status gemm_strided_batched(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k,
+                            ::tgemm::detail::scalar_for<TA, TC> alpha, const TA* A, int64_t lda, int64_t stride_a,
+                            const TB* B, int64_t ldb, int64_t stride_b, ::tgemm::detail::scalar_for<TA, TC> beta,
+                            TC* C, int64_t ldc, int64_t stride_c, int64_t batch_count, cudaStream_t stream,
+                            workspace ws, const options& opts = options{}) {
+  using types = typename ::tgemm::detail::checked_gemm_types<TA, TB, TC>::type;
+  return ::tgemm::detail::gemm_with_options<types>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
+                                                   {batch_count, stride_a, stride_b, stride_c}, stream, &ws, nullptr,
+                                                   opts);
+}
+
+/// The workspace bytes tgemm::gemm_strided_batched() needs for these arguments.
+template <class TA, class TB, class TC>
+status gemm_strided_batched_workspace_size(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k,
+                                           ::tgemm::detail::scalar_for<TA, TC> alpha, const TA* A, int64_t lda,
+                                           int64_t stride_a, const TB* B, int64_t ldb, int64_t stride_b,
+                                           ::tgemm::detail::scalar_for<TA, TC> beta, TC* C, int64_t ldc,
+                                           int64_t stride_c, int64_t batch_count, size_t& bytes,
+                                           cudaStream_t stream = nullptr, const options& opts = options{}) {
+  using types = typename ::tgemm::detail::checked_gemm_types<TA, TB, TC>::type;
+  bytes = 0;
+  return ::tgemm::detail::gemm_with_options<types>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
+                                                   {batch_count, stride_a, stride_b, stride_c}, stream, nullptr,
+                                                   &bytes, opts);
 }
 
 TGEMM_END_DISPATCH_NAMESPACE

@@ -109,6 +109,10 @@ struct plan {
   bool split_k = false;      ///< Some gemm step splits k.
   bool unaligned = false;    ///< Misaligned operands are read with scalar loads (small problems).
   bool wgmma = false;        ///< The product runs on the sm_90a kernel (TMA + wgmma).
+  int64_t batches = 1;       ///< Products of a strided batch (tgemm::gemm_strided_batched()); 1 for one GEMM.
+  bool batch_in_grid = false;  ///< The gemm and scale steps cover every product in one launch (gridDim.z, no
+                               ///< split, no staging, no copies); false with batches > 1: the steps run once per
+                               ///< product, in turn (products that fill the GPU alone).
 };
 
 /// Bytes every workspace region is aligned to.
@@ -160,9 +164,11 @@ bool start_plan(const canonical_call<Types>& call, plan& out) {
   out.op_b = out.b.operation = call.op_b;
   out.a.ld = call.problem.lda;
   out.b.ld = call.problem.ldb;
+  out.batches = call.batch.count;
   if (call.empty) return false;
   if (!call.reads_operands) {
     plan_scale(call, out);
+    out.batch_in_grid = out.batches > 1;
     return false;
   }
   return true;
@@ -195,16 +201,20 @@ class planner {
     if (!product) return status::success;
     const int64_t m = call_.problem.m, n = call_.problem.n, k = call_.problem.k;
     const double flops = 2.0 * double(m) * double(n) * double(k);
+    // A strided batch: products that fill the GPU alone (the sm_90a kernel's, or large enough to repack) run this
+    // plan once per product; the others run together, the batch a grid dimension, unless their tiles would still
+    // leave most of the GPU idle and k is deep enough to split (then each product splits, in turn).
+    const bool batched = call_.batch.count > 1;
     int64_t wgmma_slices = 1, wgmma_slice_steps = 0;
     if (suits_wgmma(wgmma_slices, wgmma_slice_steps)) return plan_wgmma(out, wgmma_slices, wgmma_slice_steps);
 
     // Which operands to rewrite as op(A) column-major m x k and op(B) as B^T stored n-contiguous (op_a = none,
     // op_b = transpose), the layout whose tiles load with plain vector copies. Only a misaligned operand needs
     // the copy (an aligned B of a 1 x 8192 x 8192 product is 256 MiB), and large problems also copy the operands
-    // read along k.
+    // read along k. (Every product of a batch must be aligned: its stride too.)
     const int width = t_[tuning::slot::general].vector_width;
-    bool pack_a = !vectors_fit(call_.problem.a, call_.problem.lda, width, a_bytes);
-    bool pack_b = !vectors_fit(call_.problem.b, call_.problem.ldb, width, b_bytes);
+    bool pack_a = !fits_a(width);
+    bool pack_b = !fits_b(width);
     const bool aligned = !pack_a && !pack_b;
     if (flops >= t_.layout_pack_flops) {
       pack_a = pack_a || (call_.op_a == op::transpose && n >= t_.layout_pack_min_extent);
@@ -213,9 +223,30 @@ class planner {
     const bool repack = (pack_a || pack_b) && (aligned || flops >= t_.pack_min_flops);
     if (!repack && !aligned) {  // small, misaligned: scalar loads
       out.unaligned = true;
+      out.batch_in_grid = batched;
+      in_grid_ = batched;
       const status s = add_gemm(out, tuning::slot::unaligned, region{0, 0, m, n, 0, 0});
       out.workspace_bytes = scratch_bytes_;
-      return s;
+      if (s != status::success || !out.split_k) return s;
+      // The batch's tiles leave the GPU idle: each product splits k in turn instead.
+      out.split_k = false, out.step_count = 0, out.batch_in_grid = false, in_grid_ = false, scratch_bytes_ = 0;
+      const status serial = add_gemm(out, tuning::slot::unaligned, region{0, 0, m, n, 0, 0});
+      out.workspace_bytes = scratch_bytes_;
+      return serial;
+    }
+    if (batched && !repack) {
+      plan in_grid = out;
+      in_grid_ = true;
+      const status s = plan_aligned(in_grid, region{0, 0, m, n, 0, 0});
+      in_grid_ = false;
+      if (s != status::success) return s;
+      if (!in_grid.split_k) {
+        out = in_grid;
+        out.batch_in_grid = true;
+        out.workspace_bytes = 0;
+        return status::success;
+      }
+      scratch_bytes_ = 0;  // the split plan is made again below, per product
     }
     if (repack) {
       // Large copies are padded to whole pack_padding tiles, zero-filled, and declared readable: then no block of
@@ -266,7 +297,7 @@ class planner {
     const tuning::policy_numbers& p = t_[s];
     const int64_t tiles_m = kernel::tiles_for(r.rows, p.block_m), tiles_n = kernel::tiles_for(r.cols, p.block_n);
     tile_score plan;
-    plan.tiles = tiles_m * tiles_n;
+    plan.tiles = tiles_m * tiles_n * (in_grid_ ? call_.batch.count : 1);
     plan.slots = int64_t(facts_.multiprocessors > 0 ? facts_.multiprocessors : 1) * facts_.resident(op_a, op_b, s);
     const int64_t waves = (plan.tiles + plan.slots - 1) / plan.slots;
     const double used =
@@ -298,7 +329,10 @@ class planner {
   /// the medium tile runs with split-K.
   status plan_aligned(plan& out, const region& r) {
     slot thin;
-    if (thin_slot(r, thin)) return add_gemm(out, thin, r);
+    // The thin tiles stream one long operand; a batch of products small in every extent (32 x 32 x 32) is better
+    // served by the small tile's square blocks.
+    const bool all_small = in_grid_ && std::max(r.rows, r.cols) <= t_[slot::small].block_m;
+    if (!all_small && thin_slot(r, thin)) return add_gemm(out, thin, r);
     const op op_a = out.op_a, op_b = out.op_b;
     const slot large = large_slot(op_a, op_b);
     const tuning::policy_numbers& lp = t_[large];
@@ -386,7 +420,7 @@ class planner {
     // one slice copies it to C, applying alpha and beta; both passes are coalesced. Rows (columns) of padded
     // operand copies up to the policy's whole tiles are computed too, so no block loads a ragged edge.
     const auto* c_block = call_.update.c + r.row + r.col * call_.update.ldc;
-    if (p.store_width > 1 && r.rows * r.cols >= t_.staged_c_min_elements &&
+    if (!in_grid_ && p.store_width > 1 && r.rows * r.cols >= t_.staged_c_min_elements &&
         !vectors_fit(c_block, call_.update.ldc, p.store_width, c_bytes)) {
       out.staged_c = true;
       g.rows = std::max(r.rows, std::min(r.readable_m, round_up(r.rows, p.block_m)));
@@ -519,7 +553,7 @@ class planner {
   /// gets a K-major copy of one stored along n; an operand TMA cannot describe is realigned in its own layout; else
   /// nothing.
   status wgmma_operand(plan& out, step_kind kind, int64_t extent_mn, bool k_major, const void* base, int64_t ld,
-                       int bytes_per_element, operand_source& source) {
+                       int64_t batch_stride, int bytes_per_element, operand_source& source) {
     const bool in_place = k_major || (kind == step_kind::pack_a ? t_.wgmma_mn_major_a : t_.wgmma_mn_major_b);
     if (t_.wgmma_split_tf32 || !in_place) {
       // The copy is K-major: the column-major form reads it as op(A) = A^T, op(B) = B.
@@ -528,7 +562,9 @@ class planner {
       return t_.wgmma_split_tf32 ? add_split(out, kind, extent_mn, k_major, source)
                                  : add_to_k_major(out, kind, extent_mn, bytes_per_element, source);
     }
-    if (vectors_fit(base, ld, t_.wgmma.vector_width, bytes_per_element)) return status::success;
+    if (vectors_fit(base, ld, t_.wgmma.vector_width, bytes_per_element, call_.batch.count, batch_stride)) {
+      return status::success;
+    }
     return add_realign(out, kind, extent_mn, k_major, bytes_per_element, source, t_.wgmma_line_bytes);
   }
 
@@ -570,12 +606,12 @@ class planner {
     const int64_t m = call_.problem.m, n = call_.problem.n;
     out.wgmma = true;
     if (status s = wgmma_operand(out, step_kind::pack_a, m, call_.op_a == op::transpose, call_.problem.a,
-                                 call_.problem.lda, a_bytes, out.a);
+                                 call_.problem.lda, call_.batch.stride_a, a_bytes, out.a);
         s != status::success) {
       return s;
     }
     if (status s = wgmma_operand(out, step_kind::pack_b, n, call_.op_b == op::none, call_.problem.b,
-                                 call_.problem.ldb, b_bytes, out.b);
+                                 call_.problem.ldb, call_.batch.stride_b, b_bytes, out.b);
         s != status::success) {
       return s;
     }
@@ -612,6 +648,14 @@ class planner {
 
   void use_scratch(size_t bytes) { scratch_bytes_ = std::max(scratch_bytes_, round_up_bytes(bytes)); }
 
+  /// Whether every product's A (B) can be read `width` elements at a time.
+  bool fits_a(int width) const {
+    return vectors_fit(call_.problem.a, call_.problem.lda, width, a_bytes, call_.batch.count, call_.batch.stride_a);
+  }
+  bool fits_b(int width) const {
+    return vectors_fit(call_.problem.b, call_.problem.ldb, width, b_bytes, call_.batch.count, call_.batch.stride_b);
+  }
+
   /// Bytes of one split-K partial: float where the entry says so (a 16-bit C), else C's type.
   int partial_element_bytes() const { return t_.float_partials ? int(sizeof(float)) : c_bytes; }
 
@@ -627,6 +671,7 @@ class planner {
   size_t packed_bytes_ = 0;   // operand copies: they live for the whole call
   size_t scratch_offset_ = 0; // split-K partials or a staged product: one gemm step at a time, reused
   size_t scratch_bytes_ = 0;
+  bool in_grid_ = false;      // planning a batch run in one grid: its tiles count once per product, C is not staged
 };
 
 /// The plans a thread's tgemm::gemm() calls executed, when a test asks for them (record_plans).

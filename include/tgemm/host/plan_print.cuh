@@ -36,6 +36,11 @@ inline std::string describe(const plan& p, const tuning::tuning_values* tuning, 
                 p.peeled ? ", peeled" : "", p.staged_c ? ", staged C" : "", p.split_k ? ", split-K" : "",
                 p.unaligned ? ", scalar loads" : "", p.wgmma ? ", sm_90a kernel" : "");
   text += line;
+  if (p.batches > 1) {
+    std::snprintf(line, sizeof line, "  a batch of %lld products, %s\n", (long long)p.batches,
+                  p.batch_in_grid ? "together (gridDim.z)" : "one after another (each runs these steps)");
+    text += line;
+  }
   if (p.step_count == 0) text += "  (nothing to launch)\n";
   for (int i = 0; i < p.step_count; ++i) {
     const plan_step& s = p.steps[i];

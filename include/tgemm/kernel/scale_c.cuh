@@ -12,9 +12,12 @@ namespace tgemm::kernel {
 inline constexpr int scale_threads = 256;
 
 /// C = beta * C over an m x n column-major C (the k = 0 and alpha = 0 cases); beta == 0 writes zeros
-/// without reading C. Grid-stride in both dimensions, so any size fits any grid.
+/// without reading C. Grid-stride in both dimensions, so any size fits any grid; blockIdx.z picks the product of a
+/// strided batch (C + blockIdx.z stride_c).
 template <class Element, class Scalar>
-__global__ void __launch_bounds__(scale_threads) scale_c(Element* c, int64_t ldc, int64_t m, int64_t n, Scalar beta) {
+__global__ void __launch_bounds__(scale_threads)
+    scale_c(Element* c, int64_t ldc, int64_t m, int64_t n, Scalar beta, int64_t stride_c) {
+  c += int64_t(blockIdx.z) * stride_c;
   for (int64_t col = blockIdx.y; col < n; col += gridDim.y) {
     for (int64_t row = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; row < m; row += int64_t(gridDim.x) * blockDim.x) {
       Element* x = c + row + col * ldc;

@@ -8,10 +8,14 @@
 
 namespace tgemm::kernel {
 
-/// The block tiles of a problem: how many along m and along n.
+/// The block tiles of a problem: how many along m and along n; and for a strided batch run in one grid, how far
+/// apart (in elements) consecutive products' A, B and C are (the product is blockIdx.z / split slices).
 struct tile_grid {
-  int64_t tiles_m = 0;  ///< ceil(m / block_m).
-  int64_t tiles_n = 0;  ///< ceil(n / block_n).
+  int64_t tiles_m = 0;   ///< ceil(m / block_m).
+  int64_t tiles_n = 0;   ///< ceil(n / block_n).
+  int64_t stride_a = 0;  ///< Elements between consecutive products' A (0: one A, or no batch).
+  int64_t stride_b = 0;  ///< Elements between consecutive products' B.
+  int64_t stride_c = 0;  ///< Elements between consecutive products' C.
 };
 
 /// Split-K: k is cut into `slices` ranges of k_per_slice (blockIdx.z picks one); each block writes its partial

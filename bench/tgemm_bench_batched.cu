@@ -1,0 +1,273 @@
+// tgemm::gemm_strided_batched() against cuBLAS's strided-batched GEMM, timed side by side in one process.
+//
+// Usage: tgemm_bench_batched [--types f32,bf16,fp16,tf32] [--reps N] [--out DIR]
+//   --types  f32 = float, strict FP32 (against cublasSgemmStridedBatched); bf16 = bf16 -> bf16 and fp16 = fp16 ->
+//            fp16, float accumulation (against cublasGemmStridedBatchedEx, CUBLAS_COMPUTE_32F); tf32 = float with
+//            math_mode::tf32 (against CUBLAS_COMPUTE_32F_FAST_TF32). Default f32,bf16.
+//   --reps   timed launches per implementation and shape (default 20).
+//   --out    directory of batched_results.csv (default ".").
+//
+// Shapes (count x (m, n, k), column-major NN, tight leading dimensions and strides): the strided-batched shapes of
+// the batched-GEMM issue: 4096 x 32^3, 1024 x 64^3, 256 x 128^3, 64 x 256^3, 16 x 1024^3, 8 x 2048^3,
+// 96 x (512, 512, 64), 96 x (512, 64, 512).
+//
+// Timing rules (as tgemm_bench_tensorop): normal random operands (mean 0, stddev 1, fixed seed) rounded to the type;
+// enough operand sets that one pass over them exceeds twice the L2 (at most 8), consecutive launches on consecutive
+// sets; both implementations run once on set 0 and are compared (a WARNING when they differ); 3 warm-up launches
+// each; then --reps repetitions, each timing one tgemm and one cuBLAS call (which goes first alternates) between
+// their own CUDA events; medians reported. TFLOP/s = count 2mnk / time; % peak of the H200's dense peak of the
+// type's math (FP32 SIMT 66.9, bf16/fp16 989, TF32 494.7); GB/s = the bytes of A, B and C read or written once
+// (C written only: beta = 0) / time, against the H200's 4.8 TB/s.
+#include <tgemm/gemm.cuh>
+
+#include "check_cublas.hpp"
+#include "check_cuda.hpp"
+
+#include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace {
+
+using tgemm::layout;
+using tgemm::op;
+
+struct shape {
+  int64_t count, m, n, k;
+};
+
+const shape shapes[] = {{4096, 32, 32, 32},    {1024, 64, 64, 64}, {256, 128, 128, 128}, {64, 256, 256, 256},
+                        {16, 1024, 1024, 1024}, {8, 2048, 2048, 2048}, {96, 512, 512, 64}, {96, 512, 64, 512}};
+
+constexpr int max_sets = 8;
+constexpr int warmup_launches = 3;
+
+template <class T>
+T from_float(float x) {
+  if constexpr (std::is_same<T, __half>::value) {
+    return __float2half_rn(x);
+  } else if constexpr (std::is_same<T, __nv_bfloat16>::value) {
+    return __float2bfloat16_rn(x);
+  } else {
+    return x;
+  }
+}
+
+template <class T>
+double to_double(T x) {
+  if constexpr (std::is_same<T, __half>::value) {
+    return __half2float(x);
+  } else if constexpr (std::is_same<T, __nv_bfloat16>::value) {
+    return __bfloat162float(x);
+  } else {
+    return x;
+  }
+}
+
+template <class T>
+cudaDataType_t cuda_type() {
+  if constexpr (std::is_same<T, __half>::value) return CUDA_R_16F;
+  if constexpr (std::is_same<T, __nv_bfloat16>::value) return CUDA_R_16BF;
+  return CUDA_R_32F;
+}
+
+cublasHandle_t cublas() {
+  static cublasHandle_t handle = [] {
+    cublasHandle_t h;
+    TGEMM_CHECK_CUBLAS(cublasCreate(&h));
+    return h;
+  }();
+  return handle;
+}
+
+/// One operand set: a batch's A, B and C.
+template <class T>
+struct operand_set {
+  T *a = nullptr, *b = nullptr, *c = nullptr;
+};
+
+/// What one element type runs with: its name, math, cuBLAS compute type and peak.
+struct type_info {
+  const char* name;
+  tgemm::math_mode math;
+  cublasComputeType_t compute;
+  double peak_tflops;
+};
+
+template <class T>
+void launch_tgemm(const shape& s, const type_info& info, const operand_set<T>& o) {
+  tgemm::options opts;
+  opts.math = info.math;
+  const tgemm::status st = tgemm::gemm_strided_batched(
+      layout::col_major, op::none, op::none, s.m, s.n, s.k, 1.0f, o.a, s.m, s.m * s.k, o.b, s.k, s.k * s.n, 0.0f, o.c,
+      s.m, s.m * s.n, s.count, nullptr, opts);
+  if (st != tgemm::status::success) {
+    std::fprintf(stderr, "tgemm::gemm_strided_batched failed: %s\n", tgemm::last_error().message.c_str());
+    std::exit(2);
+  }
+}
+
+template <class T>
+void launch_cublas(const shape& s, const type_info& info, const operand_set<T>& o) {
+  const float alpha = 1.0f, beta = 0.0f;
+  if (std::is_same<T, float>::value && info.math == tgemm::math_mode::strict) {
+    TGEMM_CHECK_CUBLAS(cublasSgemmStridedBatched(cublas(), CUBLAS_OP_N, CUBLAS_OP_N, int(s.m), int(s.n), int(s.k),
+                                                 &alpha, reinterpret_cast<const float*>(o.a), int(s.m), s.m * s.k,
+                                                 reinterpret_cast<const float*>(o.b), int(s.k), s.k * s.n, &beta,
+                                                 reinterpret_cast<float*>(o.c), int(s.m), s.m * s.n, int(s.count)));
+    return;
+  }
+  TGEMM_CHECK_CUBLAS(cublasGemmStridedBatchedEx(cublas(), CUBLAS_OP_N, CUBLAS_OP_N, int(s.m), int(s.n), int(s.k),
+                                                &alpha, o.a, cuda_type<T>(), int(s.m), s.m * s.k, o.b, cuda_type<T>(),
+                                                int(s.k), s.k * s.n, &beta, o.c, cuda_type<T>(), int(s.m), s.m * s.n,
+                                                int(s.count), info.compute, CUBLAS_GEMM_DEFAULT));
+}
+
+double median(std::vector<float> v) {
+  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+  return v[v.size() / 2];
+}
+
+template <class T>
+std::vector<double> download(const T* c, size_t count) {
+  std::vector<T> host(count);
+  TGEMM_CHECK_CUDA(cudaMemcpy(host.data(), c, count * sizeof(T), cudaMemcpyDeviceToHost));
+  std::vector<double> out(count);
+  for (size_t i = 0; i < count; ++i) out[i] = to_double(host[i]);
+  return out;
+}
+
+template <class T>
+void run_type(const type_info& info, size_t l2_bytes, int reps, std::ofstream& csv) {
+  for (const shape& s : shapes) {
+    const size_t a_count = size_t(s.count * s.m * s.k), b_count = size_t(s.count * s.k * s.n);
+    const size_t c_count = size_t(s.count * s.m * s.n);
+    const size_t bytes = (a_count + b_count + c_count) * sizeof(T);
+    const int sets = int(std::min<size_t>(max_sets, 2 * l2_bytes / bytes + 1));
+    std::vector<T> host(a_count + b_count);
+    std::mt19937_64 engine(20261202);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    std::vector<operand_set<T>> operands(static_cast<size_t>(sets));
+    for (operand_set<T>& o : operands) {
+      for (T& x : host) x = from_float<T>(normal(engine));
+      TGEMM_CHECK_CUDA(cudaMalloc(&o.a, a_count * sizeof(T)));
+      TGEMM_CHECK_CUDA(cudaMalloc(&o.b, b_count * sizeof(T)));
+      TGEMM_CHECK_CUDA(cudaMalloc(&o.c, c_count * sizeof(T)));
+      TGEMM_CHECK_CUDA(cudaMemcpy(o.a, host.data(), a_count * sizeof(T), cudaMemcpyHostToDevice));
+      TGEMM_CHECK_CUDA(cudaMemcpy(o.b, host.data() + a_count, b_count * sizeof(T), cudaMemcpyHostToDevice));
+      TGEMM_CHECK_CUDA(cudaMemset(o.c, 0x3c, c_count * sizeof(T)));
+    }
+    // Correctness against cuBLAS on set 0.
+    T* reference = nullptr;
+    TGEMM_CHECK_CUDA(cudaMalloc(&reference, c_count * sizeof(T)));
+    launch_tgemm(s, info, operands[0]);
+    launch_cublas(s, info, operand_set<T>{operands[0].a, operands[0].b, reference});
+    TGEMM_CHECK_CUDA(cudaDeviceSynchronize());
+    const std::vector<double> got = download(operands[0].c, c_count), want = download(reference, c_count);
+    double diff = 0, norm = 0;
+    for (size_t i = 0; i < got.size(); ++i) diff += (got[i] - want[i]) * (got[i] - want[i]), norm += want[i] * want[i];
+    const double relative = std::sqrt(diff / norm), tolerance = sizeof(T) == 2 || info.math != tgemm::math_mode::strict ? 1e-2 : 1e-4;
+    if (!(relative < tolerance)) {
+      std::printf("WARNING: %s %lld x (%lld, %lld, %lld): tgemm differs from cuBLAS, relative Frobenius error %.3g\n",
+                  info.name, (long long)s.count, (long long)s.m, (long long)s.n, (long long)s.k, relative);
+    }
+    TGEMM_CHECK_CUDA(cudaFree(reference));
+
+    size_t rotation = 0;
+    auto launch = [&](bool tgemm_impl) {
+      const operand_set<T>& o = operands[rotation++ % operands.size()];
+      if (tgemm_impl) launch_tgemm(s, info, o);
+      else launch_cublas(s, info, o);
+    };
+    for (int i = 0; i < warmup_launches; ++i) launch(true), launch(false);
+    TGEMM_CHECK_CUDA(cudaDeviceSynchronize());
+    std::vector<cudaEvent_t> events(4 * size_t(reps));
+    for (cudaEvent_t& e : events) TGEMM_CHECK_CUDA(cudaEventCreate(&e));
+    for (int r = 0; r < reps; ++r) {
+      for (int j = 0; j < 2; ++j) {
+        const bool tgemm_impl = (r + j) % 2 == 0;
+        cudaEvent_t* pair = &events[4 * size_t(r) + (tgemm_impl ? 0 : 2)];
+        TGEMM_CHECK_CUDA(cudaEventRecord(pair[0]));
+        launch(tgemm_impl);
+        TGEMM_CHECK_CUDA(cudaEventRecord(pair[1]));
+      }
+    }
+    TGEMM_CHECK_CUDA(cudaDeviceSynchronize());
+    std::vector<float> tgemm_ms(static_cast<size_t>(reps)), cublas_ms(static_cast<size_t>(reps));
+    for (int r = 0; r < reps; ++r) {
+      TGEMM_CHECK_CUDA(cudaEventElapsedTime(&tgemm_ms[size_t(r)], events[4 * size_t(r)], events[4 * size_t(r) + 1]));
+      TGEMM_CHECK_CUDA(cudaEventElapsedTime(&cublas_ms[size_t(r)], events[4 * size_t(r) + 2], events[4 * size_t(r) + 3]));
+    }
+    for (cudaEvent_t e : events) TGEMM_CHECK_CUDA(cudaEventDestroy(e));
+    for (operand_set<T>& o : operands) cudaFree(o.a), cudaFree(o.b), cudaFree(o.c);
+
+    const double flops = 2.0 * double(s.count) * double(s.m) * double(s.n) * double(s.k);
+    const double t_ms = median(tgemm_ms), c_ms = median(cublas_ms);
+    char dims[64];
+    std::snprintf(dims, sizeof dims, "%lldx(%lld,%lld,%lld)", (long long)s.count, (long long)s.m, (long long)s.n,
+                  (long long)s.k);
+    for (int impl = 0; impl < 2; ++impl) {
+      const double ms = impl == 0 ? c_ms : t_ms;
+      const double tflops = flops / (ms * 1e-3) / 1e12, gbs = double(bytes) / (ms * 1e-3) / 1e9;
+      const double ratio = c_ms / ms;
+      const char* name = impl == 0 ? "cublas" : "tgemm";
+      std::printf("%-6s %-22s %-7s %10.4f %9.2f %8.3fx %6.1f%% %8.0f\n", info.name, dims, name, ms, tflops, ratio,
+                  100.0 * tflops / info.peak_tflops, gbs);
+      csv << info.name << ',' << dims << ',' << name << ',' << ms << ',' << tflops << ',' << ratio << ','
+          << 100.0 * tflops / info.peak_tflops << ',' << gbs << '\n';
+    }
+    std::fflush(stdout);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string types = "f32,bf16", out_dir = ".";
+  int reps = 20;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--types" && i + 1 < argc) types = argv[++i];
+    else if (arg == "--reps" && i + 1 < argc) reps = std::max(1, std::atoi(argv[++i]));
+    else if (arg == "--out" && i + 1 < argc) out_dir = argv[++i];
+    else {
+      std::fprintf(stderr, "usage: %s [--types f32,bf16,fp16,tf32] [--reps N] [--out DIR]\n", argv[0]);
+      return 1;
+    }
+  }
+  int device = 0;
+  cudaDeviceProp prop{};
+  TGEMM_CHECK_CUDA(cudaGetDevice(&device));
+  TGEMM_CHECK_CUDA(cudaGetDeviceProperties(&prop, device));
+  std::printf("device: %s, sm_%d%d, %d SMs, L2 %d MB\n", prop.name, prop.major, prop.minor, prop.multiProcessorCount,
+              prop.l2CacheSize >> 20);
+  std::ofstream csv(out_dir + "/batched_results.csv");
+  csv << "type,shape,implementation,median_ms,tflops,ratio_to_cublas,percent_of_peak,gb_per_s\n";
+  std::printf("%-6s %-22s %-7s %10s %9s %9s %7s %8s\n", "type", "count x (m,n,k)", "impl", "median ms", "TFLOP/s",
+              "vs cuBLAS", "% peak", "GB/s");
+  std::stringstream list(types);
+  for (std::string t; std::getline(list, t, ',');) {
+    if (t == "f32") run_type<float>({"f32", tgemm::math_mode::strict, CUBLAS_COMPUTE_32F, 66.9}, size_t(prop.l2CacheSize), reps, csv);
+    else if (t == "tf32") run_type<float>({"tf32", tgemm::math_mode::tf32, CUBLAS_COMPUTE_32F_FAST_TF32, 494.7}, size_t(prop.l2CacheSize), reps, csv);
+    else if (t == "bf16") run_type<__nv_bfloat16>({"bf16", tgemm::math_mode::strict, CUBLAS_COMPUTE_32F, 989.0}, size_t(prop.l2CacheSize), reps, csv);
+    else if (t == "fp16") run_type<__half>({"fp16", tgemm::math_mode::strict, CUBLAS_COMPUTE_32F, 989.0}, size_t(prop.l2CacheSize), reps, csv);
+    else {
+      std::fprintf(stderr, "unknown type %s\n", t.c_str());
+      return 1;
+    }
+  }
+  std::printf("wrote %s/batched_results.csv\n", out_dir.c_str());
+  return 0;
+}
