@@ -253,7 +253,15 @@ TEST_CASE("strided batches whose products fill the GPU alone run one after anoth
   TGEMM_CUDA_REQUIRE(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
   if (major == 9) {  // an sm_90a image on an H100/H200: 10 x 7 tiles of 128 x 256 fill more than half of it
     CHECK(p.wgmma);
-    CHECK(!p.batch_in_grid);
+    CHECK(p.batch_in_grid);
+  }
+  batch_case odd = c;  // a stride TMA cannot describe: each product realigns A, then runs the Hopper kernel
+  odd.stride_a = odd.span_a() + 1;
+  const tgemm::detail::plan r = run_batch<__nv_bfloat16, __nv_bfloat16>(odd);
+  if (major == 9) {
+    CHECK(r.wgmma);
+    CHECK(!r.batch_in_grid);
+    CHECK(r.repacked_a);
   }
   batch_case f = c;  // float: products large enough to repack a misaligned A, each in turn
   f.m = 512, f.n = 512, f.k = 512, f.count = 3, f.gap = 0;
@@ -317,4 +325,48 @@ TEST_CASE("strided batches under compute-sanitizer: one grid, scalar loads, spli
   batch_case scale = c;  // C = beta C
   scale.k = 0, scale.beta = 0.5f;
   run_batch<float, float>(scale);
+}
+
+namespace {
+
+bool runs_sm90a_kernels() {
+  int device = 0, major = 0;
+  cudaGetDevice(&device);
+  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+  return major == 9;
+}
+
+/// A batch the Hopper kernel walks in one grid on an H200: 40 products of 2 tiles of 128 x 256 (80 work items),
+/// ragged in every extent (200 x 250 x 100).
+template <class AB, class C>
+void run_hopper_batch(batch_case c) {
+  c.count = 40, c.m = 200, c.n = 250, c.k = 100;
+  const tgemm::detail::plan p = run_batch<AB, C>(c);
+  if (runs_sm90a_kernels()) {
+    CHECK(p.wgmma);
+    CHECK(p.batch_in_grid);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("strided batches on the Hopper kernel in one grid: every layout, one B for all, gaps in C", "[batched]") {
+  for (const layout order : {layout::col_major, layout::row_major}) {
+    for (const auto& ops : {std::pair<op, op>{op::none, op::none}, {op::none, op::transpose},
+                            {op::transpose, op::none}, {op::transpose, op::transpose}}) {
+      batch_case c;
+      c.order = order, c.op_a = ops.first, c.op_b = ops.second, c.gap = 8;
+      run_hopper_batch<__nv_bfloat16, __nv_bfloat16>(c);
+    }
+  }
+  batch_case c;
+  c.beta = 0.5f, c.gap = 16, c.pad_c = 8;
+  run_hopper_batch<__nv_bfloat16, float>(c);
+  run_hopper_batch<__half, __half>(c);
+  batch_case shared_b;  // one B for every product
+  shared_b.stride_b = 0;
+  run_hopper_batch<__nv_bfloat16, __nv_bfloat16>(shared_b);
+  batch_case tf32;  // TF32 reads B along k only: NN col-major in one grid
+  tf32.math = tgemm::math_mode::tf32;
+  run_hopper_batch<float, float>(tf32);
 }

@@ -527,3 +527,54 @@ TEST_CASE("compare(): passes the exact result, flags a perturbed element and a N
     CHECK_FALSE(cmp.passed());
   }
 }
+
+TEST_CASE("rank-3 views: a batch of matrices, the batch index first, broadcast by a batch extent of 1",
+          "[mdspan][batched]") {
+  using ext3 = cuda::std::dextents<int64_t, 3>;
+  std::vector<float> a_data(1000), b_data(1000), c_data(1000);
+  tgemm::detail::blas_call<float, float, float> call;
+  tgemm::detail::batch_shape batch;
+  SECTION("layout_right: row-major matrices one after another") {
+    cuda::std::mdspan<const float, ext3, layout_right> a(a_data.data(), 5, 2, 3);
+    cuda::std::mdspan<const float, ext3, layout_right> b(b_data.data(), 5, 3, 4);
+    cuda::std::mdspan<float, ext3, layout_right> c(c_data.data(), 5, 2, 4);
+    REQUIRE(tgemm::detail::to_blas_call(a, b, c, call) == status::success);
+    REQUIRE(tgemm::detail::to_batch_shape(a, b, c, batch) == status::success);
+    CHECK(call.order == layout::row_major);
+    CHECK((call.op_a == op::none && call.op_b == op::none));
+    CHECK((call.m == 2 && call.n == 4 && call.k == 3));
+    CHECK((call.lda == 3 && call.ldb == 4 && call.ldc == 4));
+    CHECK((batch.count == 5 && batch.stride_a == 6 && batch.stride_b == 12 && batch.stride_c == 8));
+  }
+  SECTION("layout_stride: column-major matrices with padded lines and gaps; one B for every product") {
+    using mapping = layout_stride::mapping<ext3>;
+    // A: 4 products of 2 x 3, ld 5, 20 elements apart; B: one 3 x 4, row-major (read transposed), ld 6.
+    cuda::std::mdspan<const float, ext3, layout_stride> a(a_data.data(),
+                                                          mapping(ext3(4, 2, 3), cuda::std::array<int64_t, 3>{20, 1, 5}));
+    cuda::std::mdspan<const float, ext3, layout_stride> b(b_data.data(),
+                                                          mapping(ext3(1, 3, 4), cuda::std::array<int64_t, 3>{100, 6, 1}));
+    cuda::std::mdspan<float, ext3, layout_stride> c(c_data.data(),
+                                                    mapping(ext3(4, 2, 4), cuda::std::array<int64_t, 3>{9, 1, 2}));
+    REQUIRE(tgemm::detail::to_blas_call(a, b, c, call) == status::success);
+    REQUIRE(tgemm::detail::to_batch_shape(a, b, c, batch) == status::success);
+    CHECK(call.order == layout::col_major);
+    CHECK((call.op_a == op::none && call.op_b == op::transpose));
+    CHECK((call.lda == 5 && call.ldb == 6 && call.ldc == 2));
+    CHECK((batch.count == 4 && batch.stride_a == 20 && batch.stride_b == 0 && batch.stride_c == 9));
+  }
+  SECTION("batch extents that disagree are invalid_extents, naming the view") {
+    cuda::std::mdspan<const float, ext3, layout_right> a(a_data.data(), 3, 2, 3);
+    cuda::std::mdspan<const float, ext3, layout_right> b(b_data.data(), 5, 3, 4);
+    cuda::std::mdspan<float, ext3, layout_right> c(c_data.data(), 5, 2, 4);
+    REQUIRE(tgemm::detail::to_batch_shape(a, b, c, batch) == status::invalid_extents);
+    CHECK(tgemm::last_error().message.find("A holds 3 matrices but C 5") != std::string::npos);
+    // Through the public overload, before any device work (C's stride 8 is C's span: the products are apart).
+    REQUIRE(tgemm::gemm_strided_batched(1.0f, a, b, 0.0f, c) == status::invalid_extents);
+    // An overlapping C from a hand-made stride is the pointer API's invalid_batch_stride.
+    using mapping = layout_stride::mapping<ext3>;
+    cuda::std::mdspan<const float, ext3, layout_right> a5(a_data.data(), 5, 2, 3);
+    cuda::std::mdspan<float, ext3, layout_stride> overlapping(
+        c_data.data(), mapping(ext3(5, 2, 4), cuda::std::array<int64_t, 3>{3, 4, 1}));
+    REQUIRE(tgemm::gemm_strided_batched(1.0f, a5, b, 0.0f, overlapping) == status::invalid_batch_stride);
+  }
+}

@@ -848,17 +848,38 @@ TEST_CASE("strided batches on an H200: small products run together in one grid, 
   CHECK(text.find("a batch of 16 products, together") != std::string::npos);
 }
 
-TEST_CASE("16-bit strided batches on an H200 running the sm_90a image: the Hopper kernel product by product",
+TEST_CASE("16-bit strided batches on an H200 running the sm_90a image: the Hopper kernel walks the whole batch",
           "[plan][batched]") {
   device_facts f = h200();
   f.wgmma_image = true;
-  // Products whose own tiles fill the GPU run the Hopper kernel's plan one after another.
-  plan p = plan_16bit<__nv_bfloat16, __nv_bfloat16>(batch_of(shape(2048, 2048, 2048), 8), f);
-  CHECK(slots_of(p) == "wgmma");
+  // Products that fill the GPU alone, and products whose tiles fill it together: one grid of the Hopper kernel.
+  for (const auto& b : {std::vector<int64_t>{8, 2048, 2048, 2048}, {16, 1024, 1024, 1024}, {64, 256, 256, 256},
+                        {256, 128, 128, 128}, {96, 512, 512, 64}}) {
+    CAPTURE(b[0], b[1], b[2], b[3]);
+    const plan p = plan_16bit<__nv_bfloat16, __nv_bfloat16>(batch_of(shape(b[1], b[2], b[3]), b[0]), f);
+    CHECK(slots_of(p) == "wgmma");
+    CHECK(p.batch_in_grid);
+    CHECK(p.batches == b[0]);
+    // Persistent blocks walking (product, tile) work items: one per multiprocessor, or per item when fewer.
+    CHECK(p.steps[0].grid_x == std::min<int64_t>(132, p.steps[0].tiles_m * p.steps[0].tiles_n * b[0]));
+    CHECK(p.workspace_bytes == 0);
+  }
+  // Products that would use less than half of each 128 x 256 tile (64 x 64, 512 x 64) run on the mma.sync tiles.
+  plan p = plan_16bit<__nv_bfloat16, __nv_bfloat16>(batch_of(shape(64, 64, 64), 1024), f);
+  CHECK(!p.wgmma);
+  CHECK(p.batch_in_grid);
+  CHECK(!plan_16bit<__nv_bfloat16, __nv_bfloat16>(batch_of(shape(512, 64, 512), 96), f).wgmma);
+  // A stride TMA cannot describe (not a multiple of 16 bytes): each product realigns its A, then the Hopper kernel.
+  p = plan_16bit<__nv_bfloat16, __nv_bfloat16>(batch_of(shape(2048, 2048, 2048), 4, 2048 * 2048 + 1), f);
+  CHECK(p.wgmma);
   CHECK(!p.batch_in_grid);
-  CHECK(p.batches == 8);
-  // Smaller ones run together on the mma.sync kernels.
-  p = plan_16bit<__nv_bfloat16, __nv_bfloat16>(batch_of(shape(256, 256, 256), 64), f);
+  CHECK(kinds_of(p) == "pack_a gemm");
+  // One B for every product (stride 0) is read in place.
+  p = plan_16bit<__nv_bfloat16, float>(batch_of(shape(1024, 1024, 1024), 16, -1, 0), f);
+  CHECK(p.wgmma);
+  CHECK(p.batch_in_grid);
+  // Smaller products run together on the mma.sync kernels.
+  p = plan_16bit<__nv_bfloat16, __nv_bfloat16>(batch_of(shape(64, 64, 256), 64), f);
   CHECK(!p.wgmma);
   CHECK(p.batch_in_grid);
   CHECK(kinds_of(p) == "gemm");

@@ -3,7 +3,7 @@
 /// copies a whole box of it into shared memory (swizzled), completing on an mbarrier. Out-of-range parts of a
 /// box arrive as zeros, which covers ragged tile edges.
 ///
-/// Device: wrappers over the 2-D `cp.async.bulk.tensor` copies, global to shared memory completing on an mbarrier
+/// Device: wrappers over the 2-D (and, for strided batches, 3-D) `cp.async.bulk.tensor` copies, global to shared memory completing on an mbarrier
 /// and shared to global memory in bulk async-groups, with their commit, waits and proxy fence (minimum architecture
 /// sm_90). Host: encode_sw128_map(), through the driver's cuTensorMapEncodeTiled
 /// found with cudaGetDriverEntryPointByVersion, so that programs need no -lcuda.
@@ -33,6 +33,21 @@ __device__ __forceinline__ void tma_load_2d(void* destination, const CUtensorMap
       : "memory");
 #else
   (void)destination, (void)map, (void)inner, (void)outer, (void)barrier;
+#endif
+}
+
+/// Copies the box at (`inner`, `outer`) of matrix `batch` (a strided batch's product: the third dimension of a
+/// rank-3 map) of the operand that `map` describes into shared memory at `destination`, as tma_load_2d().
+__device__ __forceinline__ void tma_load_3d(void* destination, const CUtensorMap* map, int inner, int outer, int batch,
+                                            uint64_t* barrier) {
+#if TGEMM_HAS_TMA
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];" ::"r"(
+          shared_address(destination)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(inner), "r"(outer), "r"(batch), "r"(shared_address(barrier))
+      : "memory");
+#else
+  (void)destination, (void)map, (void)inner, (void)outer, (void)batch, (void)barrier;
 #endif
 }
 
@@ -101,7 +116,7 @@ inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
 /// encode_sw128_map() without the cache: the driver call itself.
 template <class Element>
 bool encode_sw128_map_uncached(CUtensorMap& map, const Element* base, int64_t contiguous, int64_t lines, int64_t ld,
-                               int box_lines) {
+                               int box_lines, int64_t batches, int64_t batch_stride) {
   constexpr bool is_float = std::is_same<Element, float>::value;
   const PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder();
   if (encode == nullptr) return false;
@@ -111,11 +126,15 @@ bool encode_sw128_map_uncached(CUtensorMap& map, const Element* base, int64_t co
   const CUtensorMapDataType type = is_float                             ? CU_TENSOR_MAP_DATA_TYPE_TFLOAT32
                                    : std::is_same<Element, __half>::value ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
                                                                           : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
-  const cuuint64_t dims[2] = {cuuint64_t(contiguous), cuuint64_t(lines)};
-  const cuuint64_t strides[1] = {cuuint64_t(ld) * element_bytes<Element>};  // bytes from one line to the next
-  const cuuint32_t box[2] = {cuuint32_t(128 / element_bytes<Element>), cuuint32_t(box_lines)};
-  const cuuint32_t element_strides[2] = {1, 1};
-  return encode(&map, type, 2, const_cast<Element*>(base), dims, strides, box, element_strides,
+  // Rank 2 (batches = 0), or rank 3: `batches` matrices `batch_stride` elements apart (one matrix: its own size, so
+  // that the stride is valid).
+  const int64_t line_bytes = ld * element_bytes<Element>;
+  const int64_t matrix_bytes = batches > 1 ? batch_stride * element_bytes<Element> : (line_bytes * lines + 15) / 16 * 16;
+  const cuuint64_t dims[3] = {cuuint64_t(contiguous), cuuint64_t(lines), cuuint64_t(batches > 1 ? batches : 1)};
+  const cuuint64_t strides[2] = {cuuint64_t(line_bytes), cuuint64_t(matrix_bytes)};
+  const cuuint32_t box[3] = {cuuint32_t(128 / element_bytes<Element>), cuuint32_t(box_lines), 1};
+  const cuuint32_t element_strides[3] = {1, 1, 1};
+  return encode(&map, type, batches > 0 ? 3 : 2, const_cast<Element*>(base), dims, strides, box, element_strides,
                 CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
@@ -124,18 +143,19 @@ bool encode_sw128_map_uncached(CUtensorMap& map, const Element* base, int64_t co
 /// of 128 contiguous bytes (the swizzle span: 64 16-bit elements or 32 floats, rounded to TF32 on the way) by
 /// `box_lines` lines with the 128-byte swizzle. A K-major operand has k contiguous and one line per row of op(A)
 /// (column of op(B)); an MN-major one has m (n) contiguous and one line per k. TMA needs `base` 16-byte aligned and
-/// `ld` a multiple of 16 bytes.
+/// `ld` a multiple of 16 bytes. With `batches` >= 1 the map has a third dimension, the matrices of a strided batch
+/// `batch_stride` elements apart (a multiple of 16 bytes too; unused for one matrix): read it with tma_load_3d().
 /// Returns false (and leaves `map` unspecified) where the driver refuses the geometry or lacks the function.
 /// The last few maps each thread encoded are kept (a map is a function of these arguments alone), so that a
 /// repeated call costs a comparison instead of a driver call: at 2048^3 the GPU would wait for the encoding.
 template <class Element>
 bool encode_sw128_map(CUtensorMap& map, const Element* base, int64_t contiguous, int64_t lines, int64_t ld,
-                      int box_lines) {
+                      int box_lines, int64_t batches = 0, int64_t batch_stride = 0) {
   constexpr bool is_float = std::is_same<Element, float>::value;
   static_assert(element_bytes<Element> == 2 || is_float, "encode_sw128_map describes 16-bit or float operands");
   struct cached_map {
     const Element* base = nullptr;
-    int64_t contiguous = 0, lines = 0, ld = 0;
+    int64_t contiguous = 0, lines = 0, ld = 0, batches = 0, batch_stride = 0;
     int box_lines = 0;
     CUtensorMap map;
   };
@@ -143,15 +163,17 @@ bool encode_sw128_map(CUtensorMap& map, const Element* base, int64_t contiguous,
   static thread_local cached_map cache[cache_size];
   static thread_local int next = 0;
   for (const cached_map& c : cache) {
-    if (c.box_lines == box_lines && c.base == base && c.contiguous == contiguous && c.lines == lines && c.ld == ld) {
+    if (c.box_lines == box_lines && c.base == base && c.contiguous == contiguous && c.lines == lines && c.ld == ld &&
+        c.batches == batches && c.batch_stride == batch_stride) {
       map = c.map;
       return true;
     }
   }
-  if (!encode_sw128_map_uncached(map, base, contiguous, lines, ld, box_lines)) return false;
+  if (!encode_sw128_map_uncached(map, base, contiguous, lines, ld, box_lines, batches, batch_stride)) return false;
   cached_map& slot = cache[next];
   next = (next + 1) % cache_size;
   slot.base = base, slot.contiguous = contiguous, slot.lines = lines, slot.ld = ld, slot.box_lines = box_lines;
+  slot.batches = batches, slot.batch_stride = batch_stride;
   slot.map = map;
   return true;
 }

@@ -255,10 +255,12 @@ struct tuned_kernels {
     }
     if constexpr (!std::is_void<wgmma_policy>::value) {
       if (s.wgmma && s.slices == 1) {
+        // A strided batch run in one grid: its products are gridDim.z of the other kernels, walked by these.
+        const batch_shape batch{int64_t(g.grid.z), g.tiles.stride_a, g.tiles.stride_b, g.tiles.stride_c};
         return wgmma_kernels<wgmma_policy>::launch(op_a, op_b, g.problem.m, g.problem.n, g.problem.k, g.output.alpha,
                                                    g.problem.a, g.problem.lda, g.problem.b, g.problem.ldb,
                                                    g.output.beta, g.output.c, g.output.ldc, s.grid_x, s.tile_group,
-                                                   stream, device);
+                                                   stream, device, batch);
       }
     }
     if (s.wgmma) return no_wgmma_kernel(device);

@@ -171,7 +171,7 @@ status launch_steps(const plan& p, const canonical_call<Types>& call, std::byte*
         if (s.slices > 1) g.split = {s.slices, s.k_per_slice, out, s.ld_out};
         g.readable = {s.readable_m, s.readable_n};
         g.grid = kernel::grid_for(s.tiles_m * s.tiles_n);
-        g.grid.z = unsigned(s.slices) * products;
+        g.grid.z = unsigned(s.slices) * products;  // one of them is 1: plans never split a batch run in one grid
         launched = kernels.launch(s, g, stream, device);
         break;
       }

@@ -97,11 +97,14 @@ struct wgmma_kernels {
   /// the multiprocessor count: persistent blocks), `group_m` is the tile order's group height (kernel::wgmma_tile).
   /// prepare() must have succeeded. A 3xTF32 policy (Policy::split) reads split copies (kernel::split_tf32_k_major):
   /// `a` holds m lines of big parts then m lines of small parts, `b` likewise with n.
+  /// With `batch` (more than one product): every product of a strided batch in the one grid, the blocks walking
+  /// (product, tile) work items; the strides keep every product's A and B as TMA needs them (multiples of 16 bytes,
+  /// or 0 for one A or B), and C is written by the kernel itself (no TMA store). Fewer than 2^31 work items.
   static status launch(op op_a, op op_b, int64_t m, int64_t n, int64_t k, float alpha, const A* a, int64_t lda,
                        const B* b, int64_t ldb, float beta, C* c, int64_t ldc, int64_t blocks, int group_m,
-                       cudaStream_t stream, int device) {
+                       cudaStream_t stream, int device, const batch_shape& batch = batch_shape{}) {
     return run<false>(op_a, op_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 1, 0, 0, blocks, group_m, stream,
-                      device);
+                      device, batch);
   }
 
   /// Split-K: the product of each of `slices` slices of k (k_per_slice deep, a multiple of block_k; the last may be
@@ -129,15 +132,22 @@ struct wgmma_kernels {
   template <bool Sliced>
   static status run(op op_a, op op_b, int64_t m, int64_t n, int64_t k, float alpha, const A* a, int64_t lda,
                     const B* b, int64_t ldb, float beta, C* c, int64_t ldc, int64_t slices, int64_t k_per_slice,
-                    int64_t slice_stride, int64_t blocks, int group_m, cudaStream_t stream, int device) {
+                    int64_t slice_stride, int64_t blocks, int group_m, cudaStream_t stream, int device,
+                    const batch_shape& batch = batch_shape{}) {
     CUtensorMap map_a{}, map_b{};
     const bool k_major_a = op_a == op::transpose, k_major_b = op_b == op::none;
     constexpr int parts = Policy::operand_parts;  // lines per row of op(A) (column of op(B)): big, small
-    const bool encoded = k == 0 ||
-        ((k_major_a ? arch::encode_sw128_map(map_a, a, k, parts * m, lda, Policy::block_m)
-                   : arch::encode_sw128_map(map_a, a, m, k, lda, Policy::block_k)) &&
-        (k_major_b ? arch::encode_sw128_map(map_b, b, k, parts * n, ldb, Policy::block_n)
-                   : arch::encode_sw128_map(map_b, b, n, k, ldb, Policy::block_k)));
+    // Rank-3 maps: the third dimension walks a strided batch's products (one matrix for a single GEMM, or for an
+    // operand every product shares).
+    const int64_t products = batch.count > 1 ? batch.count : 1;
+    const int64_t batches_a = products > 1 && batch.stride_a != 0 ? products : 1;
+    const int64_t batches_b = products > 1 && batch.stride_b != 0 ? products : 1;
+    const bool encoded =
+        k == 0 ||
+        ((k_major_a ? arch::encode_sw128_map(map_a, a, k, parts * m, lda, Policy::block_m, batches_a, batch.stride_a)
+                    : arch::encode_sw128_map(map_a, a, m, k, lda, Policy::block_k, batches_a, batch.stride_a)) &&
+         (k_major_b ? arch::encode_sw128_map(map_b, b, k, parts * n, ldb, Policy::block_n, batches_b, batch.stride_b)
+                    : arch::encode_sw128_map(map_b, b, n, k, ldb, Policy::block_k, batches_b, batch.stride_b)));
     if (!encoded) {
       return fail(status::cuda_error, cudaSuccess,
                   "the driver refused a tensor map (cuTensorMapEncodeTiled) for %lld x %lld x %lld, lda %lld, ldb %lld",
@@ -148,7 +158,7 @@ struct wgmma_kernels {
     CUtensorMap map_c{};
     bool tma_store = false;
     if constexpr (Policy::epilogue_store_columns > 0 && !Sliced) {
-      tma_store = stores_through_tma(c, m, ldc, beta) && m > 0 && n > 0 &&
+      tma_store = products == 1 && stores_through_tma(c, m, ldc, beta) && m > 0 && n > 0 &&
                   arch::encode_sw128_map(map_c, c, m, n, ldc, Policy::epilogue_store_columns);
     }
     const kernel::tma_wgmma_output<C> out{c,
@@ -164,8 +174,12 @@ struct wgmma_kernels {
                                           int(slices),
                                           int(Sliced ? k_per_slice / Policy::block_k : 0),
                                           slice_stride,
-                                          tma_store ? 1 : 0};
-    const int64_t items = tiles_m(m) * tiles_n(n) * slices;
+                                          tma_store ? 1 : 0,
+                                          int(products),
+                                          batches_a > 1 ? 1 : 0,
+                                          batches_b > 1 ? 1 : 0,
+                                          products > 1 ? batch.stride_c : 0};
+    const int64_t items = tiles_m(m) * tiles_n(n) * slices * products;
     const dim3 grid(unsigned(blocks > 0 && blocks < items ? blocks : items));
     return with_ops(op_a, op_b, [&](auto oa, auto ob) {
       // Made ready here too, on the very kernel launched: a translation unit that instantiates these kernels (a

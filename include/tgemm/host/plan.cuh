@@ -206,7 +206,19 @@ class planner {
     // leave most of the GPU idle and k is deep enough to split (then each product splits, in turn).
     const bool batched = call_.batch.count > 1;
     int64_t wgmma_slices = 1, wgmma_slice_steps = 0;
-    if (suits_wgmma(wgmma_slices, wgmma_slice_steps)) return plan_wgmma(out, wgmma_slices, wgmma_slice_steps);
+    if (batched && suits_wgmma(call_.batch.count, wgmma_slices, wgmma_slice_steps)) {
+      // The whole batch in one grid of the sm_90a kernel, unless an operand needs a copy first.
+      plan in_grid = out;
+      const status s = plan_wgmma(in_grid, 1, 0, call_.batch.count);
+      if (s != status::success) return s;
+      if (!in_grid.repacked_a && !in_grid.repacked_b) {
+        out = in_grid;
+        out.batch_in_grid = true;
+        return status::success;
+      }
+      packed_bytes_ = scratch_bytes_ = scratch_offset_ = 0;
+    }
+    if (suits_wgmma(1, wgmma_slices, wgmma_slice_steps)) return plan_wgmma(out, wgmma_slices, wgmma_slice_steps);
 
     // Which operands to rewrite as op(A) column-major m x k and op(B) as B^T stored n-contiguous (op_a = none,
     // op_b = transpose), the layout whose tiles load with plain vector copies. Only a misaligned operand needs
@@ -573,7 +585,10 @@ class planner {
   /// of the multiprocessors, or else k is deep enough to split into `slices` of `slice_steps` block_k steps each
   /// (k at least wgmma_split_min_k, each slice at least wgmma_split_min_slice_k deep) that bring the work items up to
   /// about one wave (slices = 1: no split).
-  bool suits_wgmma(int64_t& slices, int64_t& slice_steps) const {
+  ///
+  /// `products` > 1: a strided batch in one grid, its work items (product, tile) together filling wgmma_min_wave
+  /// (never split), each tile at least wgmma_batch_min_use inside C.
+  bool suits_wgmma(int64_t products, int64_t& slices, int64_t& slice_steps) const {
     slices = 1;
     const tuning::policy_numbers& p = t_.wgmma;
     if (p.block_m == 0 || !facts_.wgmma_image) return false;
@@ -584,6 +599,11 @@ class planner {
     const int64_t tiles_m = kernel::tiles_for(m, p.block_m), tiles_n = kernel::tiles_for(n, p.block_n);
     if (tiles_m * tiles_n > int64_t(INT32_MAX)) return false;  // its tile index is 32-bit
     const int64_t tiles = tiles_m * tiles_n, sms = facts_.multiprocessors > 0 ? facts_.multiprocessors : 1;
+    if (products > 1) {
+      const double use = double(m) * double(n) / (double(tiles_m * p.block_m) * double(tiles_n * p.block_n));
+      return products <= int64_t(INT32_MAX) / tiles && use >= t_.wgmma_batch_min_use &&
+             double(tiles * products) >= t_.wgmma_min_wave * double(sms);
+    }
     if (double(tiles) >= t_.wgmma_min_wave * double(sms)) return true;
     // Too few tiles: split k, when the entry has a split-K kernel and k is deep enough for two slices or more.
     if (t_.wgmma_partials.block_m == 0 || t_.wgmma_split_min_k <= 0 || k < t_.wgmma_split_min_k) return false;
@@ -602,7 +622,7 @@ class planner {
   /// 16 bytes) are realigned in their own layout, then one kernel covers C (any op pair for 16-bit elements: wgmma
   /// reads K-major and MN-major tiles alike; TF32 reads K-major tiles only, so an operand stored along m or n is
   /// copied K-major first; 3xTF32 splits both operands into K-major TF32 parts; TMA zero-fills the ragged edges).
-  status plan_wgmma(plan& out, int64_t slices, int64_t slice_steps) {
+  status plan_wgmma(plan& out, int64_t slices, int64_t slice_steps, int64_t products = 1) {
     const int64_t m = call_.problem.m, n = call_.problem.n;
     out.wgmma = true;
     if (status s = wgmma_operand(out, step_kind::pack_a, m, call_.op_a == op::transpose, call_.problem.a,
@@ -624,7 +644,8 @@ class planner {
     g.shared_bytes = p.shared_bytes;
     g.tiles_m = kernel::tiles_for(m, p.block_m);
     g.tiles_n = kernel::tiles_for(n, p.block_n);
-    const int64_t items = g.tiles_m * g.tiles_n * slices, sms = facts_.multiprocessors > 0 ? facts_.multiprocessors : 1;
+    const int64_t items = g.tiles_m * g.tiles_n * slices * products;
+    const int64_t sms = facts_.multiprocessors > 0 ? facts_.multiprocessors : 1;
     g.grid_x = t_.wgmma_persistent && items > sms ? sms : items;
     g.tile_group = t_.wgmma_group_m;
     if (slices > 1) {  // float partials in the workspace after the copies, then the reduction into C

@@ -45,8 +45,8 @@ __device__ __forceinline__ void* dynamic_shared_memory() {
   return tgemm_dynamic_shared;
 }
 
-/// The GEMM kernel: one block per tile of C (grid from tile_grid; gridDim.z = split-K slices x products of a
-/// strided batch, the slices of one product adjacent; plans never split a batch run in one grid). Source says which
+/// The GEMM kernel: one block per tile of C (grid from tile_grid; gridDim.z = split-K slices, or the products of a
+/// strided batch: plans never split a batch run in one grid). Source says which
 /// policy the architecture being compiled uses; Padded kernels let their loads read up to `readable` (repacked,
 /// zero-padded operands), the others up to m and n. (A padded kernel is a separate instantiation on purpose: when
 /// the plain kernel took its loads' extent from a runtime value, ptxas scheduled the main loop differently and its
@@ -66,21 +66,21 @@ __global__ void __launch_bounds__(Source::template at<TGEMM_DEVICE_ARCH>::thread
   auto& smem = *static_cast<device::shared_storage<policy>*>(dynamic_shared_memory());
   device::problem_of<policy> operands = p;
   device::linear_combination_of<policy> output = e;
-  // The product of a strided batch (0 without one); 32-bit: gridDim.z is at most 65535.
-  const int64_t product = blockIdx.z / unsigned(split.slices);
-  operands.a += product * grid.stride_a;
-  operands.b += product * grid.stride_b;
-  output.c += product * grid.stride_c;
   if (split.slices > 1) {
     // This block's k range: the same problem with A and B advanced to its first k; the product goes to this
     // slice's partials, unscaled, and the reduction applies alpha and beta.
-    const int64_t k_begin = (int64_t(blockIdx.z) - product * split.slices) * split.k_per_slice;
+    const int64_t k_begin = int64_t(blockIdx.z) * split.k_per_slice;
     operands.k = p.k - k_begin < split.k_per_slice ? p.k - k_begin : split.k_per_slice;
-    operands.a += OpA == op::none ? k_begin * p.lda : k_begin;
-    operands.b += OpB == op::none ? k_begin : k_begin * p.ldb;
+    operands.a = OpA == op::none ? p.a + k_begin * p.lda : p.a + k_begin;
+    operands.b = OpB == op::none ? p.b + k_begin : p.b + k_begin * p.ldb;
     using scalar = typename policy::scalar_type;
     output = device::linear_combination_of<policy>{
         scalar(1), scalar(0), split.partials + int64_t(blockIdx.z) * split.ld_partials * p.n, split.ld_partials};
+  } else if (blockIdx.z > 0) {
+    // A product of a strided batch (plans never split a batch run in one grid): its A, B and C.
+    operands.a = p.a + int64_t(blockIdx.z) * grid.stride_a;
+    operands.b = p.b + int64_t(blockIdx.z) * grid.stride_b;
+    output.c = e.c + int64_t(blockIdx.z) * grid.stride_c;
   }
   if constexpr (Padded) {
     device::detail::gemm_tile<policy, OpA, OpB>(operands, readable.m, readable.n, tile_row, tile_col, smem, output);

@@ -72,6 +72,11 @@ struct tma_wgmma_output {
   int64_t slice_stride;  ///< Elements of C from one slice's partial product to the next.
   /// 16-bit C with beta = 0, C 16-byte aligned with ldc a multiple of 8: the epilogue stores through map_c (TMA).
   int tma_store;
+  // A strided batch (the unsplit kernel only): work item i is tile i % tiles of product i / tiles.
+  int batches;             ///< Products (1: one GEMM).
+  int batch_a;             ///< 1 when A moves with the product (the third coordinate of map_a), 0 for one A.
+  int batch_b;             ///< Likewise for B.
+  int64_t batch_stride_c;  ///< Elements from one product's C to the next.
 };
 
 /// The tile (tile_m, tile_n) that the `index`-th tile of the order is: groups of `group_m` tile rows, each walked
@@ -137,7 +142,7 @@ __global__ void __launch_bounds__(Policy::threads, 1)
   const int k_tiles = (out.k + bk - 1) / bk;
   const int tiles_m = (out.m + Policy::block_m - 1) / Policy::block_m, tiles_n = (out.n + bn - 1) / bn;
   const int tiles = tiles_m * tiles_n;  // the host keeps it below 2^31
-  const int items = SlicedK ? tiles * out.slices : tiles;  // so is this
+  const int items = tiles * (SlicedK ? out.slices : out.batches);  // so is this
   static_assert(!SlicedK || std::is_same<typename Policy::element_c, float>::value,
                 "split-K partial products are float");
 
@@ -155,11 +160,16 @@ __global__ void __launch_bounds__(Policy::threads, 1)
     if (threadIdx.x == 0) {
       int use = 0;  // stage uses so far, across tiles: stage use % stages, phase (use / stages) & 1
       for (int item = blockIdx.x; item < items; item += gridDim.x) {
-        int tile = item, t_begin = 0, t_end = k_tiles;
-        if constexpr (SlicedK) slice_of(item, tiles, k_tiles, out.slice_steps, tile, t_begin, t_end);
+        int tile = item, t_begin = 0, t_end = k_tiles, product = 0;
+        if constexpr (SlicedK) {
+          slice_of(item, tiles, k_tiles, out.slice_steps, tile, t_begin, t_end);
+        } else {
+          product = item / tiles, tile = item - product * tiles;
+        }
         int tile_m, tile_n;
         wgmma_tile(tile, tiles_m, tiles_n, out.group_m, tile_m, tile_n);
         const int m0 = tile_m * Policy::block_m, n0 = tile_n * bn;
+        const int pa = product * out.batch_a, pb = product * out.batch_b;  // the third coordinate of each map
         for (int t = t_begin; t < t_end; ++t, ++use) {
           const int s = use % stages;
           // The stage's previous use (use - stages) must have been released: that completed its phase.
@@ -169,22 +179,22 @@ __global__ void __launch_bounds__(Policy::threads, 1)
           if constexpr (mn_major_a) {
 #pragma unroll
             for (int c = 0; c < Policy::block_m / mn_chunk; ++c) {
-              arch::tma_load_2d(a + c * chunk_bytes, &map_a, m0 + mn_chunk * c, t * bk, &full[s]);
+              arch::tma_load_3d(a + c * chunk_bytes, &map_a, m0 + mn_chunk * c, t * bk, pa, &full[s]);
             }
           } else {
-            arch::tma_load_2d(a, &map_a, t * bk, m0, &full[s]);
+            arch::tma_load_3d(a, &map_a, t * bk, m0, pa, &full[s]);
           }
           if constexpr (mn_major_b) {
 #pragma unroll
             for (int c = 0; c < bn / mn_chunk; ++c) {
-              arch::tma_load_2d(a + b_offset + c * chunk_bytes, &map_b, n0 + mn_chunk * c, t * bk, &full[s]);
+              arch::tma_load_3d(a + b_offset + c * chunk_bytes, &map_b, n0 + mn_chunk * c, t * bk, pb, &full[s]);
             }
           } else {
-            arch::tma_load_2d(a + b_offset, &map_b, t * bk, n0, &full[s]);
+            arch::tma_load_3d(a + b_offset, &map_b, t * bk, n0, pb, &full[s]);
           }
           if constexpr (Policy::split) {  // the small parts: the same tiles, further down the split copies
-            arch::tma_load_2d(a + a_bytes, &map_a, t * bk, m0 + out.small_line_a, &full[s]);
-            arch::tma_load_2d(a + b_offset + b_bytes, &map_b, t * bk, n0 + out.small_line_b, &full[s]);
+            arch::tma_load_3d(a + a_bytes, &map_a, t * bk, m0 + out.small_line_a, pa, &full[s]);
+            arch::tma_load_3d(a + b_offset + b_bytes, &map_b, t * bk, n0 + out.small_line_b, pb, &full[s]);
           }
         }
       }
@@ -213,7 +223,8 @@ __global__ void __launch_bounds__(Policy::threads, 1)
     constexpr bool tma_epilogue = store_columns > 0 && !SlicedK;
     uint8_t* const store_tile = epilogue_shared + consumer * Policy::epilogue_store_tile_bytes;
     const bool store_issuer = threadIdx.x % 128 == 0;
-    const bool vector_c = reinterpret_cast<uintptr_t>(out.c) % 16 == 0 && (out.ldc * sizeof(element_c)) % 16 == 0;
+    const bool vector_c = reinterpret_cast<uintptr_t>(out.c) % 16 == 0 && (out.ldc * sizeof(element_c)) % 16 == 0 &&
+                          (out.batch_stride_c * sizeof(element_c)) % 16 == 0;
     // A through registers (TF32, A stored along m): this thread's fragment elements (arch/wgmma.cuh) are rows
     // g and g + 8 of its warp's 16, columns t and t + 4 of each 8-deep k step. In the swizzled boxes, element (row,
     // k) sits at box row / 32, line k, 16-byte unit (row % 32) / 4 XOR k % 8, word row % 4; a k step is 8 lines
@@ -228,9 +239,14 @@ __global__ void __launch_bounds__(Policy::threads, 1)
     }
     int use = 0;  // as the producer counts
     for (int item = blockIdx.x; item < items; item += gridDim.x) {
-      int tile = item, t_begin = 0, t_end = k_tiles, slice = 0;
-      if constexpr (SlicedK) slice = slice_of(item, tiles, k_tiles, out.slice_steps, tile, t_begin, t_end);
-      element_c* const c_out = out.c + int64_t(slice) * out.slice_stride;  // the slice's partial (SlicedK)
+      int tile = item, t_begin = 0, t_end = k_tiles, slice = 0, product = 0;
+      if constexpr (SlicedK) {
+        slice = slice_of(item, tiles, k_tiles, out.slice_steps, tile, t_begin, t_end);
+      } else {
+        product = item / tiles, tile = item - product * tiles;
+      }
+      // The slice's partial (SlicedK), or the product's C.
+      element_c* const c_out = out.c + int64_t(slice) * out.slice_stride + int64_t(product) * out.batch_stride_c;
       int tile_m, tile_n;
       wgmma_tile(tile, tiles_m, tiles_n, out.group_m, tile_m, tile_n);
       // The tile's sums: wgmma's accumulators, except for 3xTF32, whose error would be the tensor cores' additions

@@ -9,7 +9,7 @@
 namespace tgemm::kernel {
 
 /// The block tiles of a problem: how many along m and along n; and for a strided batch run in one grid, how far
-/// apart (in elements) consecutive products' A, B and C are (the product is blockIdx.z / split slices).
+/// apart (in elements) consecutive products' A, B and C are (the product is blockIdx.z).
 struct tile_grid {
   int64_t tiles_m = 0;   ///< ceil(m / block_m).
   int64_t tiles_n = 0;   ///< ceil(n / block_n).

@@ -253,6 +253,7 @@ struct tuning_values {
   double small_speed = 0;                    ///< See simt_f32_thresholds::small_speed.
   policy_numbers wgmma;                      ///< The sm_90a kernel's policy (block_m == 0: the entry has none).
   double wgmma_min_wave = 0;                 ///< See simt_f32_thresholds::wgmma_min_wave.
+  double wgmma_batch_min_use = 0;            ///< See simt_f32_thresholds::wgmma_batch_min_use.
   bool wgmma_persistent = false;             ///< See simt_f32_thresholds::wgmma_persistent.
   int wgmma_group_m = 1;                     ///< See simt_f32_thresholds::wgmma_group_m.
   int wgmma_line_bytes = 16;                 ///< See simt_f32_thresholds::wgmma_line_bytes.
@@ -307,6 +308,7 @@ tuning_values values_of() {
   v.wgmma_split_min_slice_k = Entry::wgmma_split_min_slice_k;
   v.wgmma_max_partials_bytes = Entry::wgmma_max_partials_bytes;
   v.wgmma_min_wave = Entry::wgmma_min_wave;
+  v.wgmma_batch_min_use = Entry::wgmma_batch_min_use;
   v.wgmma_persistent = Entry::wgmma_persistent;
   v.wgmma_group_m = Entry::wgmma_group_m;
   v.wgmma_line_bytes = Entry::wgmma_line_bytes;

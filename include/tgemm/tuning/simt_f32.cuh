@@ -83,6 +83,10 @@ struct simt_f32_thresholds {
   /// A problem suits the sm_90a kernel when neither m nor n is thin (at most narrow_extent) and its tiles fill at
   /// least this fraction of the multiprocessors (smaller grids split k on it, below, or keep the other tiles).
   static constexpr double wgmma_min_wave = 0.5;
+  /// A strided batch of products too small to fill the GPU alone runs on the sm_90a kernel in one grid (the batch
+  /// walked with the tiles) when its tiles together fill wgmma_min_wave and at least this fraction of each tile is
+  /// inside C (a 64 x 64 product would use an eighth of a 128 x 256 tile: the mma.sync tiles serve it better).
+  static constexpr double wgmma_batch_min_use = 0.5;
   /// Where those tiles would fill fewer, the sm_90a kernel splits k instead (float partial products, then the
   /// reduction) when k is at least wgmma_split_min_k, into slices at least wgmma_split_min_slice_k deep (rounded up
   /// to whole block_k steps), as many as one wave of blocks holds; wgmma_split_min_k = 0: it never splits (the other
