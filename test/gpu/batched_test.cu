@@ -337,10 +337,10 @@ bool runs_sm90a_kernels() {
 }
 
 /// A batch the Hopper kernel walks in one grid on an H200: 40 products of 2 tiles of 128 x 256 (80 work items),
-/// ragged in every extent (200 x 250 x 100).
+/// ragged in every extent (200 x 248 x 104: 128-row, 256-column and 64-deep tiles).
 template <class AB, class C>
 void run_hopper_batch(batch_case c) {
-  c.count = 40, c.m = 200, c.n = 250, c.k = 100;
+  c.count = 40, c.m = 200, c.n = 248, c.k = 104;  // every extent a multiple of 8: TMA reads the operands in place
   const tgemm::detail::plan p = run_batch<AB, C>(c);
   if (runs_sm90a_kernels()) {
     CHECK(p.wgmma);
