@@ -600,8 +600,14 @@ class planner {
     if (tiles_m * tiles_n > int64_t(INT32_MAX)) return false;  // its tile index is 32-bit
     const int64_t tiles = tiles_m * tiles_n, sms = facts_.multiprocessors > 0 ? facts_.multiprocessors : 1;
     if (products > 1) {
+      // The rank-3 tensor maps describe each product as ld x lines elements, one after another: the driver's
+      // layout of a tensor (cuda.h: each dimension's stride includes the previous one's), so products that overlap
+      // (A or B stride below that; a stride of 0 uses one matrix) go to the other kernels.
+      const int64_t lines_a = call_.op_a == op::transpose ? m : k, lines_b = call_.op_b == op::none ? n : k;
+      const bool apart = (call_.batch.stride_a == 0 || call_.batch.stride_a >= call_.problem.lda * lines_a) &&
+                         (call_.batch.stride_b == 0 || call_.batch.stride_b >= call_.problem.ldb * lines_b);
       const double use = double(m) * double(n) / (double(tiles_m * p.block_m) * double(tiles_n * p.block_n));
-      return products <= int64_t(INT32_MAX) / tiles && use >= t_.wgmma_batch_min_use &&
+      return apart && products <= int64_t(INT32_MAX) / tiles && use >= t_.wgmma_batch_min_use &&
              double(tiles * products) >= t_.wgmma_min_wave * double(sms);
     }
     if (double(tiles) >= t_.wgmma_min_wave * double(sms)) return true;
