@@ -22,6 +22,8 @@
 
 #include "check_cublas.hpp"
 #include "check_cuda.hpp"
+#include "element_values.hpp"
+#include "timing.hpp"
 
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
@@ -53,28 +55,6 @@ const shape shapes[] = {{4096, 32, 32, 32},    {1024, 64, 64, 64}, {256, 128, 12
 
 constexpr int max_sets = 8;
 constexpr int warmup_launches = 3;
-
-template <class T>
-T from_float(float x) {
-  if constexpr (std::is_same<T, __half>::value) {
-    return __float2half_rn(x);
-  } else if constexpr (std::is_same<T, __nv_bfloat16>::value) {
-    return __float2bfloat16_rn(x);
-  } else {
-    return x;
-  }
-}
-
-template <class T>
-double to_double(T x) {
-  if constexpr (std::is_same<T, __half>::value) {
-    return __half2float(x);
-  } else if constexpr (std::is_same<T, __nv_bfloat16>::value) {
-    return __bfloat162float(x);
-  } else {
-    return x;
-  }
-}
 
 template <class T>
 cudaDataType_t cuda_type() {
@@ -135,17 +115,12 @@ void launch_cublas(const shape& s, const type_info& info, const operand_set<T>& 
                                                 int(s.count), info.compute, CUBLAS_GEMM_DEFAULT));
 }
 
-double median(std::vector<float> v) {
-  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-  return v[v.size() / 2];
-}
-
 template <class T>
 std::vector<double> download(const T* c, size_t count) {
   std::vector<T> host(count);
   TGEMM_CHECK_CUDA(cudaMemcpy(host.data(), c, count * sizeof(T), cudaMemcpyDeviceToHost));
   std::vector<double> out(count);
-  for (size_t i = 0; i < count; ++i) out[i] = to_double(host[i]);
+  for (size_t i = 0; i < count; ++i) out[i] = tgemm::test::to_double(host[i]);
   return out;
 }
 
@@ -161,7 +136,7 @@ void run_type(const type_info& info, size_t l2_bytes, int reps, std::ofstream& c
     std::normal_distribution<float> normal(0.0f, 1.0f);
     std::vector<operand_set<T>> operands(static_cast<size_t>(sets));
     for (operand_set<T>& o : operands) {
-      for (T& x : host) x = from_float<T>(normal(engine));
+      for (T& x : host) x = tgemm::test::from_float<T>(normal(engine));
       TGEMM_CHECK_CUDA(cudaMalloc(&o.a, a_count * sizeof(T)));
       TGEMM_CHECK_CUDA(cudaMalloc(&o.b, b_count * sizeof(T)));
       TGEMM_CHECK_CUDA(cudaMalloc(&o.c, c_count * sizeof(T)));
@@ -186,35 +161,17 @@ void run_type(const type_info& info, size_t l2_bytes, int reps, std::ofstream& c
     TGEMM_CHECK_CUDA(cudaFree(reference));
 
     size_t rotation = 0;
-    auto launch = [&](bool tgemm_impl) {
-      const operand_set<T>& o = operands[rotation++ % operands.size()];
-      if (tgemm_impl) launch_tgemm(s, info, o);
-      else launch_cublas(s, info, o);
-    };
-    for (int i = 0; i < warmup_launches; ++i) launch(true), launch(false);
-    TGEMM_CHECK_CUDA(cudaDeviceSynchronize());
-    std::vector<cudaEvent_t> events(4 * size_t(reps));
-    for (cudaEvent_t& e : events) TGEMM_CHECK_CUDA(cudaEventCreate(&e));
-    for (int r = 0; r < reps; ++r) {
-      for (int j = 0; j < 2; ++j) {
-        const bool tgemm_impl = (r + j) % 2 == 0;
-        cudaEvent_t* pair = &events[4 * size_t(r) + (tgemm_impl ? 0 : 2)];
-        TGEMM_CHECK_CUDA(cudaEventRecord(pair[0]));
-        launch(tgemm_impl);
-        TGEMM_CHECK_CUDA(cudaEventRecord(pair[1]));
-      }
-    }
-    TGEMM_CHECK_CUDA(cudaDeviceSynchronize());
-    std::vector<float> tgemm_ms(static_cast<size_t>(reps)), cublas_ms(static_cast<size_t>(reps));
-    for (int r = 0; r < reps; ++r) {
-      TGEMM_CHECK_CUDA(cudaEventElapsedTime(&tgemm_ms[size_t(r)], events[4 * size_t(r)], events[4 * size_t(r) + 1]));
-      TGEMM_CHECK_CUDA(cudaEventElapsedTime(&cublas_ms[size_t(r)], events[4 * size_t(r) + 2], events[4 * size_t(r) + 3]));
-    }
-    for (cudaEvent_t e : events) TGEMM_CHECK_CUDA(cudaEventDestroy(e));
+    const tgemm::test::paired_medians t = tgemm::test::interleaved_medians(
+        [&](bool tgemm_impl) {
+          const operand_set<T>& o = operands[rotation++ % operands.size()];
+          if (tgemm_impl) launch_tgemm(s, info, o);
+          else launch_cublas(s, info, o);
+        },
+        reps, warmup_launches);
     for (operand_set<T>& o : operands) cudaFree(o.a), cudaFree(o.b), cudaFree(o.c);
 
     const double flops = 2.0 * double(s.count) * double(s.m) * double(s.n) * double(s.k);
-    const double t_ms = median(tgemm_ms), c_ms = median(cublas_ms);
+    const double t_ms = t.first_ms, c_ms = t.second_ms;
     char dims[64];
     std::snprintf(dims, sizeof dims, "%lldx(%lld,%lld,%lld)", (long long)s.count, (long long)s.m, (long long)s.n,
                   (long long)s.k);

@@ -33,6 +33,7 @@
 
 #include "check_cublas.hpp"
 #include "check_cuda.hpp"
+#include "timing.hpp"
 
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
@@ -234,45 +235,18 @@ void check_against_cublas(const shape& s, const operands<T, TC>& w, const char* 
   }
 }
 
-double median(std::vector<float> v) {
-  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-  return v[v.size() / 2];
-}
-
-struct medians { double tgemm_ms, cublas_ms; };
-
 /// Warm-up, then `reps` repetitions of one tgemm and one cuBLAS launch (alternating which goes first), each between
 /// its own pair of events, the operand sets rotating launch by launch; returns each implementation's median.
 template <class T, class TC>
-medians time_interleaved(const shape& s, const operands<T, TC>& w, int reps) {
+tgemm::test::paired_medians time_interleaved(const shape& s, const operands<T, TC>& w, int reps) {
   size_t rotation = 0;
-  auto launch = [&](bool tgemm_impl) {
-    const auto& o = w.sets[rotation++ % w.sets.size()];
-    if (tgemm_impl) launch_tgemm(s, w, o.a, o.b, o.c);
-    else launch_cublas(s, w, o.a, o.b, o.c);
-  };
-  for (int i = 0; i < warmup_launches; ++i) launch(true), launch(false);
-  TGEMM_CHECK_CUDA(cudaDeviceSynchronize());
-  std::vector<cudaEvent_t> events(4 * size_t(reps));  // per rep: tgemm start/stop, cuBLAS start/stop
-  for (cudaEvent_t& e : events) TGEMM_CHECK_CUDA(cudaEventCreate(&e));
-  for (int r = 0; r < reps; ++r) {
-    for (int j = 0; j < 2; ++j) {
-      const bool tgemm_impl = (r + j) % 2 == 0;
-      cudaEvent_t* pair = &events[4 * size_t(r) + (tgemm_impl ? 0 : 2)];
-      TGEMM_CHECK_CUDA(cudaEventRecord(pair[0]));
-      launch(tgemm_impl);
-      TGEMM_CHECK_CUDA(cudaEventRecord(pair[1]));
-    }
-  }
-  TGEMM_CHECK_CUDA(cudaDeviceSynchronize());
-  TGEMM_CHECK_CUDA(cudaGetLastError());
-  std::vector<float> tgemm_ms(reps), cublas_ms(reps);
-  for (int r = 0; r < reps; ++r) {
-    TGEMM_CHECK_CUDA(cudaEventElapsedTime(&tgemm_ms[r], events[4 * size_t(r)], events[4 * size_t(r) + 1]));
-    TGEMM_CHECK_CUDA(cudaEventElapsedTime(&cublas_ms[r], events[4 * size_t(r) + 2], events[4 * size_t(r) + 3]));
-  }
-  for (cudaEvent_t e : events) TGEMM_CHECK_CUDA(cudaEventDestroy(e));
-  return {median(tgemm_ms), median(cublas_ms)};
+  return tgemm::test::interleaved_medians(
+      [&](bool tgemm_impl) {
+        const auto& o = w.sets[rotation++ % w.sets.size()];
+        if (tgemm_impl) launch_tgemm(s, w, o.a, o.b, o.c);
+        else launch_cublas(s, w, o.a, o.b, o.c);
+      },
+      reps, warmup_launches);
 }
 
 /// Prints one table row and writes the same values as a CSV row.
@@ -302,9 +276,9 @@ void run_type(const char* type, const std::vector<shape>& shapes, size_t l2_byte
     operands<T, TC> w;
     make_operands(s, l2_bytes, w);
     check_against_cublas(s, w, type);
-    const medians t = time_interleaved(s, w, reps);
-    report(csv, type, s, "tgemm", t.tgemm_ms, t.cublas_ms / t.tgemm_ms);
-    report(csv, type, s, "cublas", t.cublas_ms, 1.0);
+    const tgemm::test::paired_medians t = time_interleaved(s, w, reps);  // first: tgemm, second: cuBLAS
+    report(csv, type, s, "tgemm", t.first_ms, t.second_ms / t.first_ms);
+    report(csv, type, s, "cublas", t.second_ms, 1.0);
   }
 }
 

@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <vector>
 
 #include "check_cuda.hpp"
@@ -37,6 +38,47 @@ float median_event_ms(Launch&& launch, int reps, double budget_ms) {
   TGEMM_CHECK_CUDA(cudaEventDestroy(stop));
   std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
   return times[times.size() / 2];
+}
+
+/// The median of `v` (its upper middle element for an even count).
+inline double median_of(std::vector<float> v) {
+  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+  return v[v.size() / 2];
+}
+
+/// Median milliseconds of two implementations timed side by side on the default stream.
+struct paired_medians {
+  double first_ms;   ///< launch(true)'s median.
+  double second_ms;  ///< launch(false)'s median.
+};
+
+/// `warmup` calls of each of launch(true) and launch(false), then `reps` repetitions of one call of each (which goes
+/// first alternates from one repetition to the next), every call between its own pair of CUDA events; returns each
+/// one's median. What the benchmarks use to put tgemm and cuBLAS side by side.
+template <class Launch>
+paired_medians interleaved_medians(Launch&& launch, int reps, int warmup) {
+  for (int i = 0; i < warmup; ++i) launch(true), launch(false);
+  TGEMM_CHECK_CUDA(cudaDeviceSynchronize());
+  std::vector<cudaEvent_t> events(4 * size_t(reps));  // per repetition: first start/stop, second start/stop
+  for (cudaEvent_t& e : events) TGEMM_CHECK_CUDA(cudaEventCreate(&e));
+  for (int r = 0; r < reps; ++r) {
+    for (int j = 0; j < 2; ++j) {
+      const bool first = (r + j) % 2 == 0;
+      cudaEvent_t* pair = &events[4 * size_t(r) + (first ? 0 : 2)];
+      TGEMM_CHECK_CUDA(cudaEventRecord(pair[0]));
+      launch(first);
+      TGEMM_CHECK_CUDA(cudaEventRecord(pair[1]));
+    }
+  }
+  TGEMM_CHECK_CUDA(cudaDeviceSynchronize());
+  TGEMM_CHECK_CUDA(cudaGetLastError());
+  std::vector<float> first_ms(static_cast<size_t>(reps)), second_ms(static_cast<size_t>(reps));
+  for (int r = 0; r < reps; ++r) {
+    TGEMM_CHECK_CUDA(cudaEventElapsedTime(&first_ms[size_t(r)], events[4 * size_t(r)], events[4 * size_t(r) + 1]));
+    TGEMM_CHECK_CUDA(cudaEventElapsedTime(&second_ms[size_t(r)], events[4 * size_t(r) + 2], events[4 * size_t(r) + 3]));
+  }
+  for (cudaEvent_t e : events) TGEMM_CHECK_CUDA(cudaEventDestroy(e));
+  return {median_of(first_ms), median_of(second_ms)};
 }
 
 }  // namespace tgemm::test

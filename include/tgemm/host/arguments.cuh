@@ -100,12 +100,9 @@ inline int64_t span_of(layout order, op operation, int64_t rows, int64_t cols, i
   return shape.contiguous == 0 || shape.strided == 0 ? 0 : ld * (shape.strided - 1) + shape.contiguous;
 }
 
-/// Checks a strided batch: a count that is not negative; with more than one product, strides that are not negative
-/// and a C stride that keeps the products' C apart (A and B may overlap: they are only read).
+/// Checks a strided batch's strides (its count is checked with the other sizes): with more than one product, strides
+/// that are not negative and a C stride that keeps the products' C apart (A and B may overlap: they are only read).
 inline status check_batch(const batch_shape& batch, layout order, int64_t m, int64_t n, int64_t ldc) {
-  if (batch.count < 0) {
-    return fail(status::invalid_dimension, cudaSuccess, "batch_count = %lld is negative", (long long)batch.count);
-  }
   if (batch.count <= 1) return status::success;
   const struct {
     const char* name;

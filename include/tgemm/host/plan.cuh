@@ -233,32 +233,19 @@ class planner {
       pack_b = pack_b || (call_.op_b == op::none && m >= t_.layout_pack_min_extent);
     }
     const bool repack = (pack_a || pack_b) && (aligned || flops >= t_.pack_min_flops);
+    const region whole{0, 0, m, n, 0, 0};
+    status in_grid_status = status::success;
     if (!repack && !aligned) {  // small, misaligned: scalar loads
       out.unaligned = true;
-      out.batch_in_grid = batched;
-      in_grid_ = batched;
-      const status s = add_gemm(out, tuning::slot::unaligned, region{0, 0, m, n, 0, 0});
+      const auto scalar_loads = [&](plan& p) { return add_gemm(p, tuning::slot::unaligned, whole); };
+      if (batched && plan_in_grid(out, scalar_loads, in_grid_status)) return in_grid_status;
+      const status s = scalar_loads(out);
       out.workspace_bytes = scratch_bytes_;
-      if (s != status::success || !out.split_k) return s;
-      // The batch's tiles leave the GPU idle: each product splits k in turn instead.
-      out.split_k = false, out.step_count = 0, out.batch_in_grid = false, in_grid_ = false, scratch_bytes_ = 0;
-      const status serial = add_gemm(out, tuning::slot::unaligned, region{0, 0, m, n, 0, 0});
-      out.workspace_bytes = scratch_bytes_;
-      return serial;
+      return s;
     }
-    if (batched && !repack) {
-      plan in_grid = out;
-      in_grid_ = true;
-      const status s = plan_aligned(in_grid, region{0, 0, m, n, 0, 0});
-      in_grid_ = false;
-      if (s != status::success) return s;
-      if (!in_grid.split_k) {
-        out = in_grid;
-        out.batch_in_grid = true;
-        out.workspace_bytes = 0;
-        return status::success;
-      }
-      scratch_bytes_ = 0;  // the split plan is made again below, per product
+    if (batched && !repack &&
+        plan_in_grid(out, [&](plan& p) { return plan_aligned(p, whole); }, in_grid_status)) {
+      return in_grid_status;
     }
     if (repack) {
       // Large copies are padded to whole pack_padding tiles, zero-filled, and declared readable: then no block of
@@ -671,6 +658,27 @@ class planner {
     }
     out.workspace_bytes = packed_bytes_ + scratch_bytes_;
     return status::success;
+  }
+
+  /// Plans a strided batch in one grid with plan_steps(plan&), the tiles of every product counted together. Returns
+  /// true when that is the plan (in `out`, with `result`) or it failed (`result`); false when it would split k, so
+  /// that each product is planned alone instead (the batch's tiles leave the GPU idle and k is deep).
+  template <class PlanSteps>
+  bool plan_in_grid(plan& out, PlanSteps&& plan_steps, status& result) {
+    plan trial = out;
+    in_grid_ = true;
+    result = plan_steps(trial);
+    in_grid_ = false;
+    if (result == status::success && trial.split_k) {
+      scratch_bytes_ = 0;  // the split plan is made again, per product
+      return false;
+    }
+    if (result == status::success) {
+      out = trial;
+      out.batch_in_grid = true;
+      out.workspace_bytes = 0;
+    }
+    return true;
   }
 
   void use_scratch(size_t bytes) { scratch_bytes_ = std::max(scratch_bytes_, round_up_bytes(bytes)); }
