@@ -9,7 +9,7 @@
 // twice the L2, rotated launch by launch; warm-up launches; then at least --reps timed launches, each between
 // two CUDA events; the median is reported. Peak = SMs x 128 FP32 lanes x 2 flops x the SM clock the device reports.
 //
-// Usage: tgemm_bench [--set all|square|odd|skinny|layouts|thin|narrow|unaligned|progression|candidates] [--reps N] [--out DIR] [--quick]
+// Usage: tgemm_bench [--set all|square|odd|skinny|layouts|thin|gemv|narrow|unaligned|progression|candidates] [--reps N] [--out DIR] [--quick]
 #include <tgemm/gemm.cuh>
 
 #include "check_cublas.hpp"
@@ -196,7 +196,7 @@ int main(int argc, char** argv) {
     else if (arg == "--out" && i + 1 < argc) out_dir = argv[++i];
     else if (arg == "--quick") quick = true;
     else {
-      std::fprintf(stderr, "usage: %s [--set all|square|odd|skinny|layouts|thin|narrow|unaligned|progression|candidates] [--reps N] "
+      std::fprintf(stderr, "usage: %s [--set all|square|odd|skinny|layouts|thin|gemv|narrow|unaligned|progression|candidates] [--reps N] "
                    "[--out DIR] [--quick]\n", argv[0]);
       return 2;
     }
@@ -248,6 +248,12 @@ int main(int argc, char** argv) {
     const int64_t thin[][3] = {{16, 8192, 8192}, {8, 8192, 8192}, {8192, 16, 8192}, {8192, 8, 8192},
                                {12, 2048, 20000}, {20000, 12, 2048}, {1, 8192, 8192}};
     for (const auto& t : thin) add_every_op_pair(t[0], t[1], t[2], "thin");
+  }
+  if (set == "gemv") {
+    // m or n of at most 8 (the GEMV kernels): one vector and eight, both roles, every op pair; not part of "all".
+    const int64_t gemv[][3] = {{1, 8192, 8192}, {8192, 1, 8192}, {4, 8192, 8192}, {8, 8192, 8192},
+                               {1, 4096, 4096}, {1, 2048, 65536}, {1, 65536, 2048}};
+    for (const auto& t : gemv) add_every_op_pair(t[0], t[1], t[2], "gemv");
   }
   if (set == "narrow") {
     // 16 < m (or n) <= 32 (the narrow tiles); not part of "all".

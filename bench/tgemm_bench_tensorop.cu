@@ -1,6 +1,6 @@
 // tgemm's tensor-core GEMMs against cuBLAS (cublasGemmEx, cublasDgemm), timed side by side in one process.
 //
-// Usage: tgemm_bench_tensorop [--set square|odd|layouts|skinny|all|few_tiles|thin]
+// Usage: tgemm_bench_tensorop [--set square|odd|layouts|skinny|all|few_tiles|thin|gemv]
 //                             [--types bf16,fp16,bf16f32,fp16f32,f64,tf32,tf32x3]
 //                             [--reps N] [--out DIR] [--quick]
 //   --set    shapes (default all): square 2048^3, 4096^3, 8192^3; odd 4095^3, 4097^3 (leading dimensions odd,
@@ -9,7 +9,9 @@
 //            128 x 256 tiles fill fewer than half of an H200's multiprocessors (128x4096x4096, 256x2048x4096,
 //            512x1024x8192, 1024^3, 1000^3, 768x768x2048, 512^3, 256x256x8192, 64x4096x4096); thin (not part of
 //            all): at most 32 rows or columns, where tgemm keeps the mma.sync tiles (1, 8, 16 and 32 x 8192 x 8192,
-//            8192 x 16 x 8192, 16 x 4096 x 4096, 16 x 8192 x 8192 row-major and TN).
+//            8192 x 16 x 8192, 16 x 4096 x 4096, 16 x 8192 x 8192 row-major and TN); gemv (not part of all): at
+//            most 8 rows or columns, the GEMV kernels (1 x 8192 x 8192 and 8192 x 1 x 8192 in every op pair, 4 and
+//            8 x 8192 x 8192, 1 x 4096 x 4096, 1 x 2048 x 65536, 1 x 65536 x 2048 NT).
 //   --types  element types A,B -> C (default bf16,fp16): bf16 = bf16->bf16, fp16 = fp16->fp16, bf16f32 =
 //            bf16->float, fp16f32 = fp16->float, f64 = double->double (against cublasDgemm), tf32 = float with
 //            math_mode::tf32 (against CUBLAS_COMPUTE_32F_FAST_TF32), tf32x3 = float with math_mode::tf32x3 (against
@@ -317,6 +319,20 @@ std::vector<shape> make_shapes(const std::string& set, bool quick) {
     add(16, 8192, 8192, "thin", layout::row_major);
     add(16, 8192, 8192, "thin", layout::col_major, op::transpose, op::none);
   }
+  if (set == "gemv") {
+    // m or n of at most 8 (the GEMV kernels), every op pair for one vector; not part of "all".
+    for (op a : {op::none, op::transpose}) {
+      for (op b : {op::none, op::transpose}) {
+        add(1, 8192, 8192, "gemv", layout::col_major, a, b);
+        add(8192, 1, 8192, "gemv", layout::col_major, a, b);
+      }
+    }
+    for (int64_t m : {4, 8}) add(m, 8192, 8192, "gemv");
+    add(8, 8192, 8192, "gemv", layout::col_major, op::none, op::transpose);
+    add(1, 4096, 4096, "gemv");
+    add(1, 2048, 65536, "gemv");
+    add(1, 65536, 2048, "gemv", layout::col_major, op::none, op::transpose);
+  }
   if (set == "few_tiles") {
     const int64_t few[][3] = {{128, 4096, 4096}, {256, 2048, 4096}, {512, 1024, 8192}, {1024, 1024, 1024},
                               {1000, 1000, 1000}, {768, 768, 2048},  {512, 512, 512},   {256, 256, 8192},
@@ -327,7 +343,7 @@ std::vector<shape> make_shapes(const std::string& set, bool quick) {
 }
 
 [[noreturn]] void usage(const char* program) {
-  std::fprintf(stderr, "usage: %s [--set square|odd|layouts|skinny|all|few_tiles|thin] "
+  std::fprintf(stderr, "usage: %s [--set square|odd|layouts|skinny|all|few_tiles|thin|gemv] "
                "[--types bf16,fp16,bf16f32,fp16f32,f64,tf32,tf32x3] [--reps N] [--out DIR] [--quick]\n", program);
   std::exit(2);
 }
@@ -348,7 +364,7 @@ int main(int argc, char** argv) {
     else usage(argv[0]);
   }
   if (reps < 1 || (set != "all" && set != "square" && set != "odd" && set != "layouts" && set != "skinny" &&
-                   set != "few_tiles" && set != "thin")) {
+                   set != "few_tiles" && set != "thin" && set != "gemv")) {
     usage(argv[0]);
   }
   if (quick) types = "bf16";

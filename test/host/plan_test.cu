@@ -69,7 +69,7 @@ std::string slots_of(const plan& p) {
   for (int i = 0; i < p.step_count; ++i) {
     if (p.steps[i].kind != step_kind::gemm) continue;
     if (!text.empty()) text += ", ";
-    text += p.steps[i].wgmma ? "wgmma" : tgemm::tuning::to_string(p.steps[i].slot);
+    text += p.steps[i].wgmma ? "wgmma" : p.steps[i].gemv ? "gemv" : tgemm::tuning::to_string(p.steps[i].slot);
     if (p.steps[i].padded) text += " (padded)";
     if (p.steps[i].slices > 1) text += " x" + std::to_string(p.steps[i].slices);
   }
@@ -163,12 +163,17 @@ TEST_CASE("H200 plans: tiles, repacking, peeling, staging and split-K by shape",
       {shape(24, 520, 3000), "gemm reduce", "narrow_m x38", false, false, false, false, true, false},
       {shape(700, 20, 2500), "gemm reduce", "narrow_n x32", false, false, false, false, true, false},
       {shape(4, 300, 76), "gemm", "tiny_m", false, false, false, false, false, false},
+      // One row or column, with 16-byte lines in the other operand: the GEMV kernels, k split when their blocks
+      // leave the GPU idle (1 x 4100 x 16400: 257 blocks of 16 columns, 2 slices of 8200).
+      {shape(1, 300, 76), "gemm", "gemv", false, false, false, false, false, false},
+      {shape(1, 4100, 16400), "gemm reduce", "gemv x2", false, false, false, false, true, false},
       // Misaligned: scalar loads below 2^27 flops (ldb = k = 130 here), a copy of only the misaligned operand
       // above (lda = m = 1; B three floats off).
       {shape(256, 192, 130), "gemm reduce", "unaligned x2", false, false, false, false, true, true},
       {with(shape(129, 257, 64), 1, 0, 0), "gemm", "unaligned", false, false, false, false, false, true},
-      {shape(1, 4100, 16400), "pack_a gemm reduce", "tiny_m x16", true, false, false, false, true, false},
-      {with(shape(4100, 1, 16400, N, T), 0, 3, 0), "pack_b gemm reduce", "tiny_n x16", false, true, false, false,
+      {with(shape(16, 4100, 16400), 1, 0, 0), "pack_a gemm reduce", "tiny_m x16", true, false, false, false, true,
+       false},
+      {with(shape(4100, 16, 16400, N, T), 0, 3, 0), "pack_b gemm reduce", "tiny_n x16", false, true, false, false,
        true, false},
       // Nothing to compute: C = beta C, or nothing at all.
       {[] { call_spec c = shape(33, 17, 0); c.beta = 0.5f; return c; }(), "scale", "", false, false, false, false,
@@ -472,12 +477,11 @@ TEST_CASE("16-bit plans on an H200: tiles, repacking instead of scalar loads, sp
   const std::string text = tgemm::detail::describe(p, &values, "bfloat16", 16, 8192, 8192);
   CHECK(text.find("gemm tiny_m tensorop_bf16_b16x128x128_w16x32_i16x8x16_s3_c_f32") != std::string::npos);
   CHECK(text.find("(partials)") != std::string::npos);
-  // One row (the GEMV shape): an lda of 1 is not a multiple of 16 bytes, so A is realigned first, then the same
-  // thin tile and split.
+  // One row (the GEMV shape): the GEMV kernels, which read A's one row (lda = 1) in place.
   thin.m = 1;
   p = plan_16bit<__nv_bfloat16, __nv_bfloat16>(thin, f);
-  CHECK(kinds_of(p) == "pack_a gemm reduce");
-  CHECK(slots_of(p) == "tiny_m x8");
+  CHECK(p.gemv);
+  CHECK(!p.repacked_a);
   // Odd sizes: both operands repacked (odd leading dimensions), no peeling: the large tile covers the ragged edge.
   call_spec odd_big;
   odd_big.m = odd_big.n = odd_big.k = 4097;
@@ -931,4 +935,87 @@ TEST_CASE("every batched plan writes each product's C once, in one grid or produ
     }
   }
   SUCCEED(checked << " batched plans checked");
+}
+
+TEST_CASE("GEMV plans on an H200: one row or column of C streams the other operand once", "[plan][gemv]") {
+  const device_facts f = h200();
+  const op N = op::none, T = op::transpose;
+  const auto values = tgemm::tuning::values_for<tgemm::tuning::default_chain>(900);
+  // Which kernel: the matrix (op(B) for one row, op(A) for one column) contiguous along k, or along the outputs.
+  struct row {
+    call_spec call;
+    bool few_rows, along_k;
+    int64_t blocks;
+  };
+  for (const row& r : {row{shape(1, 8192, 8192, N, N), true, true, 512},   // 16 columns per block
+                       row{shape(1, 8192, 8192, N, T), true, false, 64},   // 128 float columns per block
+                       row{shape(1, 8192, 8192, T, N), true, true, 512},   // A's one row, read with any stride
+                       row{shape(8192, 1, 8192, N, N), false, false, 64},
+                       row{shape(8192, 1, 8192, T, N), false, true, 512},
+                       row{shape(1, 2048, 65536, N, N), true, true, 128},
+                       row{shape(65536, 1, 2048, N, T), false, false, 512}}) {
+    const call_spec& c = r.call;
+    CAPTURE(c.m, c.n, c.k, tgemm::to_string(c.op_a), tgemm::to_string(c.op_b));
+    const plan p = plan_for(c, f);
+    REQUIRE(p.gemv);
+    CHECK(!p.repacked_a);  // A of one row has lda = 1: the kernels read it in place
+    CHECK(!p.repacked_b);
+    const plan_step& g = p.steps[0];
+    CHECK(g.gemv);
+    CHECK(g.gemv_few_rows == r.few_rows);
+    CHECK(g.gemv_along_k == r.along_k);
+    CHECK(g.tiles_m == r.blocks);
+    CHECK(g.threads == tgemm::kernel::gemv_threads);
+    // Blocks below the kernel's minimum per SM split k into slices of at least gemv_min_slice_k.
+    const double per_sm = r.along_k ? values.gemv_along_k_min_blocks : values.gemv_along_n_min_blocks;
+    const bool few = double(r.blocks) < per_sm * 132;
+    CHECK(p.split_k == few);
+    if (few) {
+      CHECK(g.k_per_slice >= values.gemv_min_slice_k);
+      CHECK(g.k_per_slice % 4 == 0);  // slices start on whole 16-byte vectors
+      CHECK(double(g.tiles_m * g.slices) >= per_sm * 132 * 0.8);
+      CHECK(kinds_of(p) == "gemm reduce");
+    } else {
+      CHECK(kinds_of(p) == "gemm");
+    }
+  }
+  // A row-major call is the column-major one transposed: one row becomes one column.
+  call_spec row_major = shape(1, 8192, 8192);
+  row_major.order = layout::row_major;
+  CHECK(!plan_for(row_major, f).steps[0].gemv_few_rows);
+  // Two rows: the thin tiles (the GEMV kernels measured slower there; simt_f32_thresholds::gemv).
+  CHECK(!plan_for(shape(2, 8192, 8192), f).gemv);
+  // The matrix's lines not on 16 bytes (ldb = k = 8191, or B one float off): the tiles, B realigned or not.
+  CHECK(!plan_for(shape(1, 8192, 8191), f).gemv);
+  CHECK(!plan_for(with(shape(1, 8192, 8192), 0, 1, 0), f).gemv);
+  // The vector needs no alignment: A one float off is read in place.
+  CHECK(plan_for(with(shape(1, 8192, 8192), 1, 0, 0), f).gemv);
+  // 16-bit elements: lines of 8 elements; 16-byte vectors of 8 columns per thread along n.
+  CHECK(plan_16bit<__nv_bfloat16, __nv_bfloat16>(shape(1, 8192, 8192, N, T), f).steps[0].tiles_m == 32);
+  CHECK(!plan_16bit<__half, float>(shape(1, 8192, 8188), f).gemv);
+  // The sm_90a image changes nothing: the Hopper kernel never takes thin problems.
+  device_facts hopper = f;
+  hopper.wgmma_image = true;
+  CHECK(plan_16bit<__nv_bfloat16, float>(shape(1, 8192, 8192), hopper).gemv);
+  // A batch: in one grid when its blocks fill the GPU, else product by product, each splitting k.
+  plan p = plan_for(batch_of(shape(1, 4096, 4096), 16), f);
+  CHECK(p.gemv);
+  CHECK(p.batch_in_grid);
+  CHECK(!p.split_k);
+  CHECK(p.workspace_bytes == 0);
+  p = plan_for(batch_of(shape(1, 256, 65536), 2), f);
+  CHECK(p.gemv);
+  CHECK(!p.batch_in_grid);
+  CHECK(p.split_k);
+  // Split partials: slices x ld_out x n floats, C's layout with ld_out = m rounded up to 4.
+  p = plan_for(shape(1, 256, 65536), f);
+  REQUIRE(p.split_k);
+  CHECK(p.steps[0].ld_out == 4);
+  CHECK(p.workspace_bytes >= size_t(p.steps[0].slices) * 4 * 256 * sizeof(float));
+  // The plan's text names the kernel.
+  const std::string text = tgemm::detail::describe(plan_for(shape(1, 8192, 8192), f), &values, "float", 1, 8192, 8192);
+  INFO(text);
+  CHECK(text.find("GEMV kernel") != std::string::npos);
+  CHECK(text.find("1. gemv along k (one row of C: op(B) streamed): C[0:+1, 0:+8192], 512 blocks x 1 slices") !=
+        std::string::npos);
 }

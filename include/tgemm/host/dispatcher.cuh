@@ -25,6 +25,7 @@
 #include "device_scope.cuh"
 #include "execute.cuh"
 #include "gemm.cuh"
+#include "launch_gemv.cuh"
 #include "launch_tma_wgmma.cuh"
 #include "launcher.cuh"
 #include "plan.cuh"
@@ -213,9 +214,10 @@ struct tuned_kernels {
   op op_a;  ///< The plan's op(A) for its gemm steps.
   op op_b;  ///< The plan's op(B).
 
-  /// Makes a sm_90a step's kernel ready (its gemm, or a 3xTF32 operand split); nothing to do for the others
-  /// (read_facts() prepared them).
+  /// Makes a GEMV or sm_90a step's kernel ready (its gemm, or a 3xTF32 operand split); nothing to do for the
+  /// others (read_facts() prepared them).
   status prepare(const plan_step& s, int device) const {
+    if (s.gemv) return gemv_kernels<types>::prepare(s, device);
     if (s.split_tf32) {
       if constexpr (splits_tf32) return wgmma_kernels<wgmma_policy>::prepare_split(s.contiguous_k, device);
       return no_split_kernel(device);
@@ -245,6 +247,7 @@ struct tuned_kernels {
 
   /// Launches a gemm step of a plan.
   status launch(const plan_step& s, const gemm_launch<types>& g, cudaStream_t stream, int device) const {
+    if (s.gemv) return gemv_kernels<types>::launch(s, g, op_a, op_b, stream, device);
     if constexpr (!std::is_void<wgmma_partials_policy>::value) {
       if (s.wgmma && s.slices > 1) {
         return wgmma_kernels<wgmma_partials_policy>::launch_sliced(

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <climits>
 
+#include "../kernel/gemv.cuh"
 #include "../kernel/pack_operand.cuh"
 #include "../kernel/reduce_split_k.cuh"
 #include "../kernel/scale_c.cuh"
@@ -54,6 +55,11 @@ struct plan_step {
   // gemm
   tuning::slot slot = tuning::slot::general;  ///< The tuning slot of the kernel (unused by fixed plans).
   bool wgmma = false;       ///< The kernel is the entry's sm_90a one (TMA + wgmma) instead of the slot's.
+  bool gemv = false;        ///< The kernel is a GEMV one (kernel/gemv.cuh): tiles_m blocks of its columns.
+  bool gemv_few_rows = false;  ///< GEMV: C has the few rows (op(A) are the vectors, op(B) the matrix), else the few
+                               ///< columns (op(B)^T the vectors, op(A)^T the matrix).
+  bool gemv_along_k = false;   ///< GEMV: the matrix's lines are contiguous along k (kernel::gemv_along_k), else
+                               ///< along its columns (kernel::gemv_along_n).
   int tile_group = 0;       ///< sm_90a: tile rows per group of its tile order (grid_x: its persistent blocks).
   bool padded = false;      ///< The kernel's loads may read up to readable_m x readable_n (padded copies).
   int64_t readable_m = 0;   ///< Rows of op(A) the padded kernel may read.
@@ -109,6 +115,7 @@ struct plan {
   bool split_k = false;      ///< Some gemm step splits k.
   bool unaligned = false;    ///< Misaligned operands are read with scalar loads (small problems).
   bool wgmma = false;        ///< The product runs on the sm_90a kernel (TMA + wgmma).
+  bool gemv = false;         ///< The product runs on a GEMV kernel (at most gemv_max_extent rows or columns).
   int64_t batches = 1;       ///< Products of a strided batch (tgemm::gemm_strided_batched()); 1 for one GEMM.
   bool batch_in_grid = false;  ///< The gemm and scale steps cover every product in one launch (gridDim.z, no
                                ///< split, no staging, no copies); false with batches > 1: the steps run once per
@@ -205,6 +212,7 @@ class planner {
     // plan once per product; the others run together, the batch a grid dimension, unless their tiles would still
     // leave most of the GPU idle and k is deep enough to split (then each product splits, in turn).
     const bool batched = call_.batch.count > 1;
+    if (suits_gemv()) return plan_gemv(out);
     int64_t wgmma_slices = 1, wgmma_slice_steps = 0;
     if (batched && suits_wgmma(call_.batch.count, wgmma_slices, wgmma_slice_steps)) {
       // The whole batch in one grid of the sm_90a kernel, unless an operand needs a copy first.
@@ -657,6 +665,65 @@ class planner {
       out.steps[out.step_count++] = g;
     }
     out.workspace_bytes = packed_bytes_ + scratch_bytes_;
+    return status::success;
+  }
+
+  /// Whether the product runs on the GEMV kernels: the entry sends them one-row or one-column products (see
+  /// simt_f32_thresholds::gemv), and the other operand (the matrix the kernels stream) is stored in lines they can
+  /// read 16 bytes at a time (every product's, for a batch). The vector needs no alignment: the kernels stage it
+  /// through shared memory.
+  bool suits_gemv() const {
+    const int64_t m = call_.problem.m, n = call_.problem.n;
+    if (!t_.gemv || std::min(m, n) != 1) return false;
+    return m <= n ? fits_b(kernel::gemv_vector<typename Types::element_b>)
+                  : fits_a(kernel::gemv_vector<typename Types::element_a>);
+  }
+
+  /// The GEMV plan: one kernel over the many columns (rows) of C, the batch in its grid; when its blocks would
+  /// leave the GPU idle (fewer than the kernel's gemv_along_k_min_blocks or gemv_along_n_min_blocks per
+  /// multiprocessor, the whole batch counted) and k is deep, k splits into slices of at least gemv_min_slice_k
+  /// (unscaled partial sums, then the reduction), and a batch runs product by product.
+  status plan_gemv(plan& out) {
+    const int64_t m = call_.problem.m, n = call_.problem.n, k = call_.problem.k;
+    plan_step g;
+    g.kind = step_kind::gemm;
+    g.gemv = true;
+    g.gemv_few_rows = m <= n;
+    g.gemv_along_k = g.gemv_few_rows ? call_.op_b == op::none : call_.op_a == op::transpose;
+    g.rows = m, g.cols = n;
+    g.threads = kernel::gemv_threads;
+    using element = typename Types::element_a;
+    g.tiles_m = kernel::tiles_for(g.gemv_few_rows ? n : m, kernel::gemv_block_columns<element>(g.gemv_along_k));
+    g.tiles_n = 1;
+    if (!kernel::grid_fits(g.tiles_m)) return fail_too_many_tiles(g.tiles_m, 1);
+    out.gemv = true;
+    const int64_t products = call_.batch.count;
+    const double per_sm = g.gemv_along_k ? t_.gemv_along_k_min_blocks : t_.gemv_along_n_min_blocks;
+    const double wanted = per_sm * double(facts_.multiprocessors > 0 ? facts_.multiprocessors : 1);
+    int64_t slices = 1;
+    if (double(g.tiles_m * products) < wanted && k >= 2 * t_.gemv_min_slice_k) {
+      slices = std::min<int64_t>(int64_t(wanted / double(g.tiles_m)) + 1, k / t_.gemv_min_slice_k);
+      const int64_t partial_bytes = round_up(m, 4) * n * partial_element_bytes();
+      while (slices > 1 && slices * partial_bytes > t_.max_partials_bytes) slices /= 2;
+    }
+    if (slices <= 1) {
+      out.batch_in_grid = products > 1;
+      out.steps[out.step_count++] = g;
+      return status::success;
+    }
+    // Each slice starts on a whole 16-byte vector of the matrix's lines.
+    g.k_per_slice = round_up((k + slices - 1) / slices, kernel::gemv_vector<element>);
+    g.slices = (k + g.k_per_slice - 1) / g.k_per_slice;
+    out.split_k = true;
+    g.to_workspace = true;
+    g.float_partials = t_.float_partials;
+    g.ld_out = round_up(m, 4);
+    g.slice_stride = g.ld_out * n;
+    g.offset = 0;
+    use_scratch(size_t(g.slices * g.slice_stride) * size_t(partial_element_bytes()));
+    out.steps[out.step_count++] = g;
+    add_reduce(out, g, region{0, 0, m, n, 0, 0});
+    out.workspace_bytes = scratch_bytes_;
     return status::success;
   }
 

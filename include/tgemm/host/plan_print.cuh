@@ -34,7 +34,7 @@ inline std::string describe(const plan& p, const tuning::tuning_values* tuning, 
                 element, (long long)m, (long long)n, (long long)k, op_letter(p.op_a), op_letter(p.op_b), p.arch / 10,
                 p.multiprocessors, p.workspace_bytes, p.repacked_a ? ", repack A" : "", p.repacked_b ? ", repack B" : "",
                 p.peeled ? ", peeled" : "", p.staged_c ? ", staged C" : "", p.split_k ? ", split-K" : "",
-                p.unaligned ? ", scalar loads" : "", p.wgmma ? ", sm_90a kernel" : "");
+                p.unaligned ? ", scalar loads" : "", p.wgmma ? ", sm_90a kernel" : p.gemv ? ", GEMV kernel" : "");
   text += line;
   if (p.batches > 1) {
     std::snprintf(line, sizeof line, "  a batch of %lld products, %s\n", (long long)p.batches,
@@ -71,6 +71,15 @@ inline std::string describe(const plan& p, const tuning::tuning_values* tuning, 
                       (long long)s.row, (long long)s.rows, (long long)s.col, (long long)s.cols, (long long)s.tiles_m,
                       (long long)s.tiles_n, (long long)s.slices, s.threads, s.shared_bytes,
                       s.to_workspace ? ", to workspace" : "", s.slices > 1 ? " (partials)" : "");
+        if (s.gemv) {
+          std::snprintf(line, sizeof line,
+                        "  %d. gemv %s (%s): C[0:+%lld, 0:+%lld], %lld blocks x %lld slices, %d threads%s\n", i + 1,
+                        s.gemv_along_k ? "along k" : "along n",
+                        s.gemv_few_rows ? "one row of C: op(B) streamed" : "one column of C: op(A) streamed",
+                        (long long)s.rows, (long long)s.cols, (long long)s.tiles_m, (long long)s.slices, s.threads,
+                        s.slices > 1 ? ", partials to workspace" : "");
+          break;
+        }
         if (s.wgmma) {  // its grid: persistent blocks walking the tiles in groups of tile rows
           text += line;
           std::snprintf(line, sizeof line, "     %lld blocks, tile order in groups of %d tile rows\n",

@@ -251,6 +251,10 @@ struct tuning_values {
   double peel_speed = 0;                     ///< See simt_f32_thresholds::peel_speed.
   double medium_speed = 0;                   ///< See simt_f32_thresholds::medium_speed.
   double small_speed = 0;                    ///< See simt_f32_thresholds::small_speed.
+  bool gemv = false;                         ///< See simt_f32_thresholds::gemv.
+  double gemv_along_k_min_blocks = 0;        ///< See simt_f32_thresholds::gemv_along_k_min_blocks.
+  double gemv_along_n_min_blocks = 0;        ///< See simt_f32_thresholds::gemv_along_k_min_blocks.
+  int64_t gemv_min_slice_k = 0;              ///< See simt_f32_thresholds::gemv_min_slice_k.
   policy_numbers wgmma;                      ///< The sm_90a kernel's policy (block_m == 0: the entry has none).
   double wgmma_min_wave = 0;                 ///< See simt_f32_thresholds::wgmma_min_wave.
   double wgmma_batch_min_use = 0;            ///< See simt_f32_thresholds::wgmma_batch_min_use.
@@ -296,6 +300,10 @@ tuning_values values_of() {
   v.peel_speed = Entry::peel_speed;
   v.medium_speed = Entry::medium_speed;
   v.small_speed = Entry::small_speed;
+  v.gemv = Entry::gemv;
+  v.gemv_along_k_min_blocks = Entry::gemv_along_k_min_blocks;
+  v.gemv_along_n_min_blocks = Entry::gemv_along_n_min_blocks;
+  v.gemv_min_slice_k = Entry::gemv_min_slice_k;
   if constexpr (!std::is_void<typename Entry::wgmma>::value) {
     v.wgmma = numbers_of<typename Entry::wgmma>();
     v.wgmma_mn_major_a = Entry::wgmma::reads_mn_major_a;

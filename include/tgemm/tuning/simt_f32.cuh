@@ -77,6 +77,21 @@ struct simt_f32_thresholds {
   static constexpr double medium_speed = 1.0;
   /// Throughput of `small` relative to the large tiles on full waves.
   static constexpr double small_speed = 0.85;
+  /// Products with one row or one column (m = 1 or n = 1) run on the GEMV kernels (kernel/gemv.cuh), which read the
+  /// other operand once with 16-byte loads, when its lines are 16-byte aligned. The kernels take up to eight
+  /// vectors, but on an H200 two to eight ran slower than the thin tiles (scratch probe, 8 x 8192 x 8192: float
+  /// 0.10-0.15 ms against the 16-row tile's 0.08-0.10, bf16 0.08-0.13 against 0.043), so only one is sent to them.
+  static constexpr bool gemv = true;
+  /// The GEMV kernels split k when their blocks (all products of a batch together) number fewer than this many per
+  /// multiprocessor: each block keeps only a few loads in flight per thread, so a few blocks cannot keep the memory
+  /// busy. On an H200 (scratch probe, 1 x 8192 x 8192 and 1 x 2048 x 65536, float, bf16, double) both kernels streamed
+  /// fastest with about 512 blocks (3.9 per SM), the split's reduction included: gemv_along_n's 64 float blocks 0.33 ->
+  /// 0.073 ms in 8 slices, gemv_along_k's 64 blocks of 1 x 2048 x 65536 0.33 -> 0.136 ms in 8.
+  static constexpr double gemv_along_k_min_blocks = 3.5;
+  /// See gemv_along_k_min_blocks.
+  static constexpr double gemv_along_n_min_blocks = 3.5;
+  /// Each GEMV slice of k is at least this deep.
+  static constexpr int64_t gemv_min_slice_k = 512;
   /// The entry's sm_90a kernel (a wgmma_policy), or void for none. An entry that names one runs every problem
   /// that suits it there, on a device that executes the sm_90a image (tgemm::gemm() checks which image runs).
   using wgmma = void;
