@@ -63,7 +63,9 @@ TEST_CASE("gemm() handles every order, op pair, pointer offset and padding", "[g
           if (variant == 3) c.offset_a = 1, c.offset_b = 2, c.offset_c = 3;
           const detail::plan p = check_dispatcher(c);
           const bool aligned = c.offset_a % 4 == 0 && c.offset_b % 4 == 0 && c.lda() % 4 == 0 && c.ldb() % 4 == 0;
-          if (2.0 * c.m * c.n * c.k < tuning::sm90::pack_min_flops) CHECK(p.unaligned == !aligned);
+          // One row of C whose B has 16-byte lines runs on the GEMV kernel, which reads A's row in place.
+          if (p.gemv) CHECK(!p.unaligned);
+          if (!p.gemv && 2.0 * c.m * c.n * c.k < tuning::sm90::pack_min_flops) CHECK(p.unaligned == !aligned);
           ++cases;
         }
       }
@@ -80,7 +82,7 @@ TEST_CASE("gemm() takes the thin tiles and split-K on skinny problems, the mediu
     tuning::slot slot;  // of the column-major call
     bool split;
   };
-  const skinny cases[] = {{1, 300, 77, tuning::slot::tiny_m, false},     {16, 520, 3000, tuning::slot::tiny_m, true},
+  const skinny cases[] = {{2, 300, 77, tuning::slot::tiny_m, false},  // (one row: the GEMV kernel, gemv_test.cu)     {16, 520, 3000, tuning::slot::tiny_m, true},
                           {24, 520, 3000, tuning::slot::narrow_m, true}, {700, 12, 2500, tuning::slot::tiny_n, true},
                           {700, 20, 2500, tuning::slot::narrow_n, true}, {256, 192, 4096, tuning::slot::medium, true}};
   for (layout order : {layout::col_major, layout::row_major}) {
@@ -123,15 +125,16 @@ TEST_CASE("gemm() peels ragged edges off large problems", "[gpu][dispatch]") {
 
 TEST_CASE("gemm() repacks only the misaligned operand of a large problem", "[gpu][dispatch]") {
   // 2mnk just over tuning::sm90::pack_min_flops: the misaligned operand is copied into aligned scratch and the
-  // aligned one is read in place (m = 1 with lda = 1 was the case that copied all of B).
+  // aligned one is read in place (m = 1 with lda = 1 was the case that copied all of B). Two rows or columns: one
+  // runs on the GEMV kernel, which reads the vector in place (below).
   REQUIRE(2.0 * 4100 * 16400 >= tgemm::tuning::sm90::pack_min_flops);
   struct single {
     op op_a, op_b;
     int64_t m, n, offset_a, offset_b;
   };
-  const single cases[] = {{op::none, op::none, 1, 4100, 0, 0},       // lda = 1
-                          {op::transpose, op::none, 1, 4100, 1, 0},  // A one float off
-                          {op::none, op::transpose, 4100, 1, 0, 3}}; // B three floats off, ldb = 1
+  const single cases[] = {{op::none, op::none, 2, 4100, 0, 0},       // lda = 2
+                          {op::transpose, op::none, 2, 4100, 1, 0},  // A one float off
+                          {op::none, op::transpose, 4100, 2, 0, 3}}; // B three floats off, ldb = 2
   for (const single& s : cases) {
     gemm_case c;
     c.op_a = s.op_a, c.op_b = s.op_b, c.m = s.m, c.n = s.n, c.k = 16400;
@@ -141,6 +144,13 @@ TEST_CASE("gemm() repacks only the misaligned operand of a large problem", "[gpu
     const bool b_misaligned = s.offset_b != 0 || (s.op_b == op::transpose && s.n % 4 != 0);
     CHECK(p.repacked_a == a_misaligned);
     CHECK(p.repacked_b == b_misaligned);
+    // The same with one row (column): the GEMV kernel reads the misaligned vector in place, nothing is copied.
+    gemm_case one = c;
+    (s.m == 2 ? one.m : one.n) = 1;
+    const detail::plan q = check_dispatcher(one);
+    CHECK(q.gemv);
+    CHECK(!q.repacked_a);
+    CHECK(!q.repacked_b);
   }
 }
 
