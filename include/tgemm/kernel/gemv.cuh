@@ -57,17 +57,24 @@ struct gemv_params {
   const Element* matrix;  ///< m(l, j) at l + j ld (along k) or j + l ld (along n); 16-byte aligned lines.
   int64_t ld;             ///< Elements between the matrix's lines.
   const Element* x;       ///< x(r, l) at r x_row + l x_k.
-  int64_t x_row, x_k;     ///< Strides of the vectors.
+  int64_t x_row;          ///< Elements between the vectors.
+  int64_t x_k;            ///< Elements between a vector's consecutive values.
   bool x_vector;          ///< x_k == 1 and every product's vectors 16-byte aligned: gemv_along_k loads them as vectors.
-  Out* out;               ///< out(r, j) at r out_row + j out_col (C, or partial sums).
-  int64_t out_row, out_col;
+  Out* out;               ///< out(r, j) at r out_row + j out_col: C (null when partials is set).
+  int64_t out_row;        ///< Elements between rows r of out (or of the partials).
+  int64_t out_col;        ///< Elements between columns j of out (or of the partials).
   Acc* partials;          ///< Non-null: write the unscaled sums of k slice blockIdx.z to partials + z slice_stride
-                          ///< (same strides as out), not out.
-  int64_t slice_stride;
-  int64_t rows, cols, k;  ///< rows <= Rows of the kernel.
-  int64_t k_per_slice;    ///< k of each slice (a multiple of the vector) when partials is set.
-  Acc alpha, beta;
-  int64_t batch_matrix, batch_x, batch_out;  ///< Elements between products of a batch (blockIdx.z), unsplit.
+                          ///< (with out_row and out_col), not C.
+  int64_t slice_stride;   ///< Elements between consecutive slices' partials.
+  int64_t rows;           ///< Vectors (at most the kernel's Rows).
+  int64_t cols;           ///< Outputs per vector (the matrix's extent along j).
+  int64_t k;              ///< The reduction's extent.
+  int64_t k_per_slice;    ///< k of each slice (a multiple of the 16-byte vector) when partials is set.
+  Acc alpha;              ///< C = alpha sum + beta C.
+  Acc beta;               ///< beta == 0 never reads C.
+  int64_t batch_matrix;   ///< Elements between products' matrices (blockIdx.z of an unsplit launch).
+  int64_t batch_x;        ///< Elements between products' vectors.
+  int64_t batch_out;      ///< Elements between products' C.
 };
 
 namespace detail {
