@@ -7,7 +7,6 @@
 
 #include <cstdint>
 
-
 #include "../kernel/gemv.cuh"
 #include "../status.cuh"
 #include "execute.cuh"
@@ -44,6 +43,11 @@ struct gemv_kernels {
   /// Launches the step (the plan's operations op_a, op_b; g as execute() resolved it).
   static status launch(const plan_step& s, const gemm_launch<Types>& g, op op_a, op op_b, cudaStream_t stream,
                        int device) {
+    if ((s.gemv_few_rows ? s.rows : s.cols) != 1) {
+      return fail(status::cuda_error, cudaErrorInvalidDeviceFunction,
+                  "internal error: a plan sends %lld vectors to the GEMV kernel for one (device %d)",
+                  (long long)(s.gemv_few_rows ? s.rows : s.cols), device);
+    }
     params p{};
     const auto& problem = g.problem;
     p.k = problem.k;
@@ -80,13 +84,9 @@ struct gemv_kernels {
       p.out = g.output.c;
       p.alpha = g.output.alpha, p.beta = g.output.beta;
     }
-    if ((s.gemv_few_rows ? s.rows : s.cols) != 1) {
-      return fail(status::cuda_error, cudaErrorInvalidDeviceFunction,
-                  "internal error: a plan sends %lld vectors to the GEMV kernel for one (device %d)",
-                  (long long)(s.gemv_few_rows ? s.rows : s.cols), device);
-    }
     const auto launch_one = [&](auto kernel_function) {
-      return launch_kernel(kernel_function, g.grid, dim3(kernel::gemv_threads), 0, stream, device, "launching the GEMV kernel", p);
+      return launch_kernel(kernel_function, g.grid, dim3(kernel::gemv_threads), 0, stream, device,
+                           "launching the GEMV kernel", p);
     };
     return s.gemv_along_k ? launch_one(kernel_for<true>()) : launch_one(kernel_for<false>());
   }

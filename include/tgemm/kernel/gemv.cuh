@@ -6,10 +6,11 @@
 ///
 /// In the kernels' terms the product is out(r, j) = sum over l of x(r, l) m(l, j), for r < rows (the few, at most
 /// Rows), j < cols (the many) and l < k. The planner maps C = op(A) op(B) onto it both ways: few rows of C make op(A)
-/// the vectors and op(B) the matrix; few columns make op(B)^T the vectors and op(A)^T the matrix (host/launch_gemv.cuh).
+/// the vectors and op(B) the matrix; few columns make op(B)^T the vectors and op(A)^T the matrix
+/// (host/launch_gemv.cuh). The kernels' shape (loads in flight, staging) is tuning/gemv.cuh's.
 /// Two kernels, by which extent of the matrix is contiguous in memory:
 /// - gemv_along_k: each matrix line m(., j) is contiguous (a dot product per output). A warp owns
-///   gemv_warp_columns lines, its lanes read them 16 bytes at a time, and a shuffle tree sums the lanes.
+///   tuning::gemv_warp_columns lines, its lanes read them 16 bytes at a time, and a shuffle tree sums the lanes.
 /// - gemv_along_n: each row m(l, .) is contiguous (an axpy per l). A thread owns 16 bytes of a row's columns, the
 ///   block's warps take interleaved rows, and the warps' sums meet in shared memory.
 /// gemv_along_k reads the vectors straight from L1 (every warp of a block reads the same ones; staging them in shared
@@ -23,6 +24,7 @@
 #include <type_traits>
 
 #include "../numeric.cuh"
+#include "../tuning/gemv.cuh"
 
 namespace tgemm::kernel {
 
@@ -30,22 +32,6 @@ namespace tgemm::kernel {
 inline constexpr int gemv_threads = 256;
 /// Warps per block.
 inline constexpr int gemv_warps = gemv_threads / 32;
-/// Matrix lines each warp of gemv_along_k owns, and the steps of 16-byte loads it issues on each before their
-/// multiply-adds: 8 loads in flight per lane. On an H200 (1 x 8192 x 8192, scratch probe) this measured 3.7 TB/s for
-/// float against 3.5 for 4 lines x 2 steps and 3.0 for 4 x 4.
-inline constexpr int gemv_warp_columns = 2;
-/// See gemv_warp_columns.
-inline constexpr int gemv_along_k_unroll = 4;
-/// Rows of 16-byte loads each thread of gemv_along_n issues before their multiply-adds. On an H200 (scratch probe,
-/// with the vectors staged and the k split that fills the GPU): 1 x 8192 x 8192 float 0.0696 ms against 0.0695 for
-/// 8, bf16 0.0420 against 0.0421, and 1 x 65536 x 2048 bf16 (no split) 0.0720 against 0.0801.
-inline constexpr int gemv_along_n_unroll = 16;
-/// Whether gemv_along_n stages the vectors in shared memory (gemv_along_n_stage values at a time) rather than reading
-/// them from L1 row by row. With 16 rows in flight, reading from L1 measured 0.0775-0.081 ms at 1 x 8192 x 8192
-/// float against 0.0696 staged (double 0.147 against 0.132).
-inline constexpr bool gemv_along_n_staged = true;
-/// See gemv_along_n_staged.
-inline constexpr int gemv_along_n_stage = 4096;
 /// The most vectors one launch takes (tgemm::gemm() sends one: see simt_f32_thresholds::gemv).
 inline constexpr int gemv_max_rows = 8;
 
@@ -56,7 +42,7 @@ inline constexpr int gemv_vector = 16 / int(sizeof(Element));
 /// Output columns (the many) one block of a GEMV kernel covers.
 template <class Element>
 __host__ __device__ constexpr int64_t gemv_block_columns(bool along_k) {
-  return along_k ? int64_t(gemv_warps) * gemv_warp_columns : int64_t(32) * gemv_vector<Element>;
+  return along_k ? int64_t(gemv_warps) * tuning::gemv_warp_columns : int64_t(32) * gemv_vector<Element>;
 }
 
 /// The arguments of a GEMV kernel (see the file comment for the roles).
@@ -158,10 +144,9 @@ __device__ __forceinline__ void block_operands(const gemv_params<Element, Out, A
 
 }  // namespace detail
 
-/// The product with matrix lines contiguous along k: one dot product per output, warps owning gemv_warp_columns
-/// lines each (grid: blocks of gemv_block_columns(true) lines; z: slices or products).
-template <class Element, class Out, class Acc, int Rows, int W = gemv_warp_columns, int Unroll = gemv_along_k_unroll,
-          bool Streaming = true>
+/// The product with matrix lines contiguous along k: one dot product per output, warps owning W lines each (grid: blocks of gemv_block_columns(true) lines; z: slices or products).
+template <class Element, class Out, class Acc, int Rows, int W = tuning::gemv_warp_columns,
+          int Unroll = tuning::gemv_along_k_unroll, bool Streaming = true>
 __global__ void __launch_bounds__(gemv_threads) gemv_along_k(const gemv_params<Element, Out, Acc> p) {
   static_assert(Rows >= 1 && Rows <= gemv_max_rows, "a GEMV kernel serves 1 to gemv_max_rows vectors");
   static_assert(Rows * W <= 32, "one lane writes each of a warp's sums");
@@ -255,12 +240,12 @@ __global__ void __launch_bounds__(gemv_threads) gemv_along_k(const gemv_params<E
 /// The product with matrix rows contiguous along the outputs: a thread owns one 16-byte vector of columns, the
 /// block's warps take interleaved rows l and add their sums through shared memory (grid: blocks of
 /// gemv_block_columns(false) columns; z: slices or products).
-template <class Element, class Out, class Acc, int Rows, int Unroll = gemv_along_n_unroll, bool Streaming = true,
-          bool Staged = gemv_along_n_staged>
+template <class Element, class Out, class Acc, int Rows, int Unroll = tuning::gemv_along_n_unroll,
+          bool Streaming = true, bool Staged = tuning::gemv_along_n_staged>
 __global__ void __launch_bounds__(gemv_threads) gemv_along_n(const gemv_params<Element, Out, Acc> p) {
   static_assert(Rows >= 1 && Rows <= gemv_max_rows, "a GEMV kernel serves 1 to gemv_max_rows vectors");
   constexpr int V = gemv_vector<Element>;
-  constexpr int chunk = gemv_along_n_stage / Rows;  // k of the vectors staged at a time
+  constexpr int chunk = tuning::gemv_along_n_stage / Rows;  // k of the vectors staged at a time
   static_assert(chunk % gemv_warps == 0, "a staged chunk is whole rounds of the warps' rows");
   __shared__ alignas(16) Acc partial[gemv_warps / 2 * Rows * 32 * V];  // the tree's halves of the warps' sums
   __shared__ alignas(16) Acc staged[Staged ? chunk * Rows : 1];        // x(r, k0 + l) at l * Rows + r

@@ -1,0 +1,25 @@
+/// \file tuning/gemv.cuh
+/// \brief The GEMV kernels' shape (kernel/gemv.cuh): loads in flight per thread and how the vector is read, measured
+/// on an H200. The planner's GEMV thresholds are in simt_f32_thresholds (tuning/simt_f32.cuh).
+#pragma once
+
+namespace tgemm::tuning {
+
+/// Matrix lines each warp of gemv_along_k owns, and the steps of 16-byte loads it issues on each before their
+/// multiply-adds: 8 loads in flight per lane. On an H200 (1 x 8192 x 8192, scratch probe) this measured 3.7 TB/s for
+/// float against 3.5 for 4 lines x 2 steps and 3.0 for 4 x 4.
+inline constexpr int gemv_warp_columns = 2;
+/// See gemv_warp_columns.
+inline constexpr int gemv_along_k_unroll = 4;
+/// Rows of 16-byte loads each thread of gemv_along_n issues before their multiply-adds. On an H200 (scratch probe,
+/// with the vectors staged and the k split that fills the GPU): 1 x 8192 x 8192 float 0.0696 ms against 0.0695 for
+/// 8, bf16 0.0420 against 0.0421, and 1 x 65536 x 2048 bf16 (no split) 0.0720 against 0.0801.
+inline constexpr int gemv_along_n_unroll = 16;
+/// Whether gemv_along_n stages the vectors in shared memory (gemv_along_n_stage values at a time) rather than reading
+/// them from L1 row by row. With 16 rows in flight, reading from L1 measured 0.0775-0.081 ms at 1 x 8192 x 8192
+/// float against 0.0696 staged (double 0.147 against 0.132).
+inline constexpr bool gemv_along_n_staged = true;
+/// See gemv_along_n_staged.
+inline constexpr int gemv_along_n_stage = 4096;
+
+}  // namespace tgemm::tuning
