@@ -1,9 +1,11 @@
-# tgemm's compiled mode: tgemm_add_compiled_library(<name> [ARCHITECTURES <arch>...] [TYPES <family>...]) builds
+# tgemm's compiled mode: tgemm_add_compiled_library(<name> [FUSED] [ARCHITECTURES <arch>...] [TYPES <family>...]) builds
 # the kernels of tgemm::gemm() once, into a static library, for the given architectures (default: the caller's
 # CMAKE_CUDA_ARCHITECTURES) and element families: float (strict FP32, always built) plus any of half, bfloat16,
 # tf32 (TF32 and 3xTF32) and double; all of them by default. A gemm() call of a family left out fails to link (an undefined
 # tgemm::detail::...::gemm_typed), so leave one out only when nothing calls it: it saves its compile time. Whatever links <name> gets TGEMM_COMPILED defined, so its translation units include
-# only declarations of tgemm::gemm() and compile none of its kernels. See docs/build_modes.md.
+# only declarations of tgemm::gemm() and compile none of its kernels. FUSED also builds each family's kernels for
+# calls with a fused epilogue (tgemm::epilogue: bias, activation, ...), which are their own instantiations; without
+# it such a call fails to link (an undefined ...::gemm_fused_typed). See docs/build_modes.md.
 #
 #   find_package(tgemm REQUIRED)              # or add_subdirectory(tgemm)
 #   tgemm_add_compiled_library(my_tgemm)
@@ -12,12 +14,18 @@
 set(TGEMM_COMPILED_DIR "${CMAKE_CURRENT_LIST_DIR}" CACHE INTERNAL "where tgemm's compiled-mode sources are")
 
 function(tgemm_add_compiled_library name)
-  cmake_parse_arguments(arg "" "" "ARCHITECTURES;TYPES" ${ARGN})
+  cmake_parse_arguments(arg "FUSED" "" "ARCHITECTURES;TYPES" ${ARGN})
   if(NOT arg_TYPES)
     set(arg_TYPES float half bfloat16 tf32 double)
   endif()
   set(sources "${TGEMM_COMPILED_DIR}/tgemm_compiled.cu")  # float, and the functions every family shares
+  if(arg_FUSED)
+    list(APPEND sources "${TGEMM_COMPILED_DIR}/tgemm_compiled_fused.cu")
+  endif()
   foreach(family IN LISTS arg_TYPES)
+    if(arg_FUSED AND NOT family STREQUAL "float")
+      list(APPEND sources "${TGEMM_COMPILED_DIR}/tgemm_compiled_fused_${family}.cu")
+    endif()
     if(family STREQUAL "half")
       list(APPEND sources "${TGEMM_COMPILED_DIR}/tgemm_compiled_f16.cu")
     elseif(family STREQUAL "bfloat16")

@@ -31,6 +31,8 @@ enum class status : int {
   unsupported_device,          ///< The device lacks instructions the call needs (e.g. bf16 tensor cores before sm_80).
   invalid_option,              ///< A member of tgemm::options holds a value its enumeration does not name.
   invalid_batch_stride,        ///< A batch stride is negative, or C's makes two batches' C overlap.
+  invalid_epilogue,            ///< A member of tgemm::epilogue is invalid (an activation its enumeration does not
+                               ///< name, clamp bounds that are NaN or out of order, a negative vector stride).
 };
 
 /// The name of a status, such as "invalid_leading_dimension".
@@ -54,6 +56,7 @@ constexpr const char* to_string(status s) noexcept {
     case status::unsupported_device: return "unsupported_device";
     case status::invalid_option: return "invalid_option";
     case status::invalid_batch_stride: return "invalid_batch_stride";
+    case status::invalid_epilogue: return "invalid_epilogue";
   }
   return "unknown status";
 }

@@ -71,6 +71,33 @@ constexpr bool is_valid(math_mode math) noexcept {
   return math == math_mode::strict || math == math_mode::tf32 || math == math_mode::tf32x3;
 }
 
+/// The activation a fused epilogue applies after the biases (tgemm::epilogue::act), as PyTorch defines them.
+enum class activation : int {
+  none = 0,       ///< The value itself.
+  relu = 1,       ///< max(x, 0); NaN stays NaN.
+  gelu_tanh = 2,  ///< 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))) (PyTorch's gelu(approximate="tanh")).
+  gelu_erf = 3,   ///< 0.5 x (1 + erf(x / sqrt(2))) (PyTorch's gelu()).
+  silu = 4,       ///< x / (1 + exp(-x)) (PyTorch's silu()).
+};
+
+/// A name for the activation, for messages.
+constexpr const char* to_string(activation act) noexcept {
+  switch (act) {
+    case activation::none: return "none";
+    case activation::relu: return "relu";
+    case activation::gelu_tanh: return "gelu_tanh";
+    case activation::gelu_erf: return "gelu_erf";
+    case activation::silu: return "silu";
+  }
+  return "invalid activation";
+}
+
+/// True for the values the enumeration names.
+constexpr bool is_valid(activation act) noexcept {
+  return act == activation::none || act == activation::relu || act == activation::gelu_tanh ||
+         act == activation::gelu_erf || act == activation::silu;
+}
+
 /// Per-call choices of tgemm::gemm() beyond the BLAS arguments. Default-constructed, a call behaves as one without
 /// options. The environment variable NVIDIA_TF32_OVERRIDE=0 forces math_mode::strict, as in NVIDIA's libraries.
 struct options {

@@ -217,7 +217,8 @@ struct sliced_blocks {
                                             k_per_slice, stride, Blocks, 2, nullptr, device);
     if (s != status::success) return s;
     tgemm::kernel::reduce_split_k<float, float, float><<<4, tgemm::kernel::reduce_threads>>>(
-        partials.get(), ld_partials, stride, int(slices), m, n, alpha, beta, c, ldc);
+        partials.get(), ld_partials, stride, int(slices), m, n, alpha, beta, c, ldc, false,
+        tgemm::device::epilogue_terms<float, float>{});
     TGEMM_CUDA_REQUIRE(cudaGetLastError());
     TGEMM_CUDA_REQUIRE(cudaDeviceSynchronize());
     return status::success;

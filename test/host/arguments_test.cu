@@ -6,6 +6,7 @@
 #include "catch.hpp"
 
 #include <tgemm/gemm.cuh>
+#include <tgemm/host/check_epilogue.cuh>
 
 #include <cstdint>
 #include <limits>
@@ -656,4 +657,110 @@ TEST_CASE("strided batches: a row-major call swaps A's and B's strides with the 
                                                 fake_b, 6, 0.0f, fake_c, 4, call, batch) == status::success);
   CHECK(call.batch.stride_a == 100);
   CHECK(call.batch.stride_b == 200);
+}
+
+TEST_CASE("fused epilogue: the kernels' terms, row-major swaps, and a separate D", "[arguments][epilogue]") {
+  using types = tgemm::detail::gemm_types<float>;
+  tgemm::detail::canonical_call<types> call;
+  float row_bias[16], column_bias[5], row_scale[4], column_scale[5], d[64];  // row_bias: three products of 4
+  tgemm::epilogue<float> ep;
+  ep.act = tgemm::activation::silu;
+  ep.row_bias = row_bias, ep.column_bias = column_bias, ep.row_scale = row_scale, ep.column_scale = column_scale;
+  SECTION("col-major, in place: the members as given, no clamp, no source") {
+    REQUIRE(tgemm::detail::check_fused_arguments(layout::col_major, op::none, op::none, 4, 5, 6, 1.0f, fake_a, 4,
+                                                 fake_b, 6, 1.0f, fake_c, 4, ep, call,
+                                                 tgemm::detail::batch_shape{}) == status::success);
+    CHECK(call.fused);
+    CHECK(call.terms.row_bias == row_bias);
+    CHECK(call.terms.column_bias == column_bias);
+    CHECK(call.terms.row_scale == row_scale);
+    CHECK(call.terms.column_scale == column_scale);
+    CHECK(call.terms.act == tgemm::activation::silu);
+    CHECK_FALSE(call.terms.clamp);
+    CHECK(call.terms.source == nullptr);
+    CHECK(call.update.c == fake_c);
+  }
+  SECTION("row-major: the caller's rows are the kernels' columns") {
+    REQUIRE(tgemm::detail::check_fused_arguments(layout::row_major, op::none, op::none, 4, 5, 6, 1.0f, fake_a, 6,
+                                                 fake_b, 5, 1.0f, fake_c, 5, ep, call,
+                                                 tgemm::detail::batch_shape{}) == status::success);
+    CHECK(call.terms.row_bias == column_bias);
+    CHECK(call.terms.column_bias == row_bias);
+    CHECK(call.terms.row_scale == column_scale);
+    CHECK(call.terms.column_scale == row_scale);
+  }
+  SECTION("a separate D is written and C read from the source (only with beta != 0); a clamp is recorded") {
+    ep.d = d, ep.ldd = 8, ep.clamp_max = 6;
+    REQUIRE(tgemm::detail::check_fused_arguments(layout::col_major, op::none, op::none, 4, 5, 6, 1.0f, fake_a, 4,
+                                                 fake_b, 6, 2.0f, fake_c, 4, ep, call,
+                                                 tgemm::detail::batch_shape{}) == status::success);
+    CHECK(call.update.c == d);
+    CHECK(call.update.ldc == 8);
+    CHECK(call.terms.source == fake_c);
+    CHECK(call.terms.ld_source == 4);
+    CHECK(call.terms.clamp);
+    CHECK(call.terms.upper == 6.0f);
+    REQUIRE(tgemm::detail::check_fused_arguments(layout::col_major, op::none, op::none, 4, 5, 6, 1.0f, fake_a, 4,
+                                                 fake_b, 6, 0.0f, nullptr, 4, ep, call,
+                                                 tgemm::detail::batch_shape{}) == status::success);
+    CHECK(call.terms.source == nullptr);  // beta = 0: C is not read (and may be null)
+  }
+  SECTION("a batch keeps the vectors' strides and walks D with stride_d") {
+    ep.d = d, ep.ldd = 4, ep.stride_d = 20, ep.stride_row_bias = 4;
+    REQUIRE(tgemm::detail::check_fused_arguments(layout::col_major, op::none, op::none, 4, 5, 6, 1.0f, fake_a, 4,
+                                                 fake_b, 6, 0.0f, fake_c, 4, ep, call,
+                                                 tgemm::detail::batch_shape{3, 24, 30, 20}) == status::success);
+    CHECK(call.batch.stride_c == 20);
+    CHECK(call.terms.stride_row_bias == 4);
+    CHECK(call.terms.product(2).row_bias == row_bias + 8);
+    CHECK(call.terms.at(1, 2).column_bias == column_bias + 2);
+  }
+}
+
+TEST_CASE("fused epilogue: each bad member has its own status and message, before any device work",
+          "[arguments][epilogue]") {
+  const call_args x;
+  float d[64];
+  struct bad {
+    const char* what;
+    tgemm::epilogue<float> ep;
+    float beta;
+    status expected;
+    const char* message_part;
+  };
+  const auto make = [](auto change) {
+    tgemm::epilogue<float> e;
+    change(e);
+    return e;
+  };
+  const bad table[] = {
+      {"activation", make([](auto& e) { e.act = static_cast<tgemm::activation>(-1); }), 0, status::invalid_epilogue,
+       "epilogue.act = -1 is not a tgemm::activation"},
+      {"clamp order", make([](auto& e) { e.clamp_min = 2, e.clamp_max = 1; }), 0, status::invalid_epilogue,
+       "clamp_min = 2 and clamp_max = 1"},
+      {"negative stride", make([](auto& e) { e.stride_column_scale = -3; }), 0, status::invalid_epilogue,
+       "epilogue.stride_column_scale = -3 is negative"},
+      {"ldd", make([&](auto& e) { e.d = d, e.ldd = 3; }), 0, status::invalid_leading_dimension,
+       "ldd = 3 is too small"},
+      {"null C read", make([&](auto& e) { e.d = d, e.ldd = 4; }), 1, status::null_pointer, "C is null"},
+      {"misaligned scale",
+       make([&](auto& e) { e.row_scale = reinterpret_cast<const float*>(reinterpret_cast<const char*>(d) + 1); }), 0,
+       status::misaligned_operand, "epilogue.row_scale"},
+  };
+  for (const bad& b : table) {
+    INFO(b.what);
+    reset_last_error();
+    float* c = std::string(b.what) == "null C read" ? nullptr : x.c;
+    REQUIRE(tgemm::gemm(x.order, x.op_a, x.op_b, x.m, x.n, x.k, x.alpha, x.a, x.lda, x.b, x.ldb, b.beta, c, x.ldc,
+                        b.ep) == b.expected);
+    INFO(tgemm::last_error().message);
+    REQUIRE(tgemm::last_error().message.find(b.message_part) != std::string::npos);
+  }
+  // D's batch stride must keep the products apart, named as D's.
+  tgemm::epilogue<float> e;
+  e.d = d, e.ldd = 4, e.stride_d = 19;
+  REQUIRE(tgemm::gemm_strided_batched(x.order, x.op_a, x.op_b, x.m, x.n, x.k, x.alpha, x.a, x.lda, 24, x.b, x.ldb, 30,
+                                      x.beta, x.c, x.ldc, 20, 2, e) == status::invalid_batch_stride);
+  REQUIRE(tgemm::last_error().message.find("epilogue.stride_d = 19 makes the products' D overlap") !=
+          std::string::npos);
 }

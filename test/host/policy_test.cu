@@ -76,6 +76,7 @@ TEST_CASE("every status has its own name", "[status]") {
       {status::unsupported_device, "unsupported_device"},
       {status::invalid_option, "invalid_option"},
       {status::invalid_batch_stride, "invalid_batch_stride"},
+      {status::invalid_epilogue, "invalid_epilogue"},
   };
   std::set<std::string> names;
   for (int i = 0; i < int(all.size()); ++i) {
@@ -92,7 +93,7 @@ TEST_CASE("every status has its own name", "[status]") {
   STATIC_REQUIRE(int(status::success) == 0);
   STATIC_REQUIRE(same_text(tgemm::to_string(status::misaligned_operand), "misaligned_operand"));
 
-  REQUIRE(std::string(tgemm::to_string(static_cast<status>(int(status::invalid_batch_stride) + 1))) ==
+  REQUIRE(std::string(tgemm::to_string(static_cast<status>(int(status::invalid_epilogue) + 1))) ==
           "unknown status");
   REQUIRE(std::string(tgemm::to_string(static_cast<status>(-1))) == "unknown status");
   REQUIRE(std::string(tgemm::to_string(static_cast<status>(1000))) == "unknown status");

@@ -4,6 +4,8 @@
 
 #include <cstdint>
 
+#include "epilogue_terms.cuh"
+
 /// The block-level building blocks, callable from any kernel: device::gemm(), its inputs and its epilogues.
 namespace tgemm::device {
 
@@ -38,6 +40,17 @@ struct basic_linear_combination {
 /// The BLAS epilogue of a float GEMM.
 using linear_combination = basic_linear_combination<float>;
 
+/// The BLAS epilogue with fused terms (epilogue_terms: scales, biases, activation, clamp, C read from elsewhere):
+/// what tgemm::gemm() with a tgemm::epilogue computes, and what a device::gemm() caller may hand its tiles too.
+template <class ElementC, class Scalar = ElementC>
+struct basic_fused_combination : basic_linear_combination<ElementC, Scalar> {
+  epilogue_terms<ElementC, Scalar> terms;  ///< The terms folded into each element (all absent by default).
+  /// The product of a strided batch this tile belongs to: its terms are terms.product(product), applied when the
+  /// tile is stored (so the offset vectors are not held in registers through the main loop). -1: none (a split-K
+  /// slice's partial product, whose terms the reduction applies).
+  int64_t product = 0;
+};
+
 /// The problem type a policy's kernels read.
 template <class Policy>
 using problem_of = basic_problem<typename Policy::element_a, typename Policy::element_b>;
@@ -45,5 +58,9 @@ using problem_of = basic_problem<typename Policy::element_a, typename Policy::el
 /// The BLAS epilogue type a policy's kernels write.
 template <class Policy>
 using linear_combination_of = basic_linear_combination<typename Policy::element_c, typename Policy::scalar_type>;
+
+/// The fused epilogue type a policy's kernels write (tgemm::gemm() with a tgemm::epilogue).
+template <class Policy>
+using fused_combination_of = basic_fused_combination<typename Policy::element_c, typename Policy::scalar_type>;
 
 }  // namespace tgemm::device

@@ -7,6 +7,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "../device/epilogue_terms.cuh"
 #include "../device/problem.cuh"
 #include "../numeric.cuh"
 #include "../status.cuh"
@@ -43,6 +44,9 @@ struct canonical_call {
                                 ///< with them for a row-major call).
   const char* name_a = "A";     ///< The caller's name for problem.a ("B" after a row-major swap).
   const char* name_b = "B";     ///< The caller's name for problem.b.
+  bool fused = false;           ///< The call has a tgemm::epilogue: its final writes go through `terms`.
+  /// The fused epilogue's terms (with `fused`; update.c is then D, and terms.source C when D is separate).
+  device::epilogue_terms<typename Types::element_c, typename Types::scalar_type> terms;
 };
 
 /// The stored shape of an operand: `contiguous` elements along the leading dimension, `strided` lines of them.

@@ -20,6 +20,7 @@
 #include "../kernel/gemm_kernel.cuh"
 #include "../tuning/selector.cuh"
 #include "arguments.cuh"
+#include "check_epilogue.cuh"
 #include "cuda_status.cuh"
 #include "device_facts.cuh"
 #include "device_scope.cuh"
@@ -37,8 +38,9 @@ TGEMM_BEGIN_DISPATCH_NAMESPACE
 
 /// The gemm kernels of one tuning table, by (slot, op pair, padded loads): what tgemm::gemm() launches. Every
 /// kernel the planner may choose is instantiated here, and only those (general reads op(A) along m, general_tn
-/// and general_tt along k; only general has a padded variant).
-template <class Table>
+/// and general_tt along k; only general has a padded variant). Fused: the kernels of calls with a tgemm::epilogue,
+/// which fold its terms into their stores (a second set, instantiated only where such a call is compiled).
+template <class Table, bool Fused = false>
 struct tuned_kernels {
   /// A kernel's policy source.
   template <tuning::slot Slot>
@@ -47,8 +49,7 @@ struct tuned_kernels {
   using types = types_of<kernel::host_policy<source<tuning::slot::general>>>;
   /// The common type of the table's kernels.
   using kernel_type = void (*)(const device::basic_problem<typename types::element_a, typename types::element_b>,
-                               const device::basic_linear_combination<typename types::element_c,
-                                                                      typename types::scalar_type>,
+                               const kernel::kernel_output_t<source<tuning::slot::general>, Fused>,
                                const kernel::tile_grid, const kernel::split_k<typename types::element_c>,
                                const kernel::readable_extent);
 
@@ -99,8 +100,12 @@ struct tuned_kernels {
       constexpr tuning::slot s = decltype(slot)::value;
       for_each_op_pair([&](auto a, auto b) {
         constexpr op op_a = decltype(a)::value, op_b = decltype(b)::value;
-        if constexpr (exists<s, op_a, op_b, false>()) f(kernel_type(&kernel::gemm_kernel<source<s>, op_a, op_b, false>), s, op_a, op_b, false);
-        if constexpr (exists<s, op_a, op_b, true>()) f(kernel_type(&kernel::gemm_kernel<source<s>, op_a, op_b, true>), s, op_a, op_b, true);
+        if constexpr (exists<s, op_a, op_b, false>()) {
+          f(kernel_type(&kernel::gemm_kernel<source<s>, op_a, op_b, false, Fused>), s, op_a, op_b, false);
+        }
+        if constexpr (exists<s, op_a, op_b, true>()) {
+          f(kernel_type(&kernel::gemm_kernel<source<s>, op_a, op_b, true, Fused>), s, op_a, op_b, true);
+        }
       });
     });
   }
@@ -226,7 +231,7 @@ struct tuned_kernels {
       if (s.wgmma && s.slices > 1) return wgmma_kernels<wgmma_partials_policy>::prepare(op_a, op_b, device, true);
     }
     if constexpr (!std::is_void<wgmma_policy>::value) {
-      if (s.wgmma && s.slices == 1) return wgmma_kernels<wgmma_policy>::prepare(op_a, op_b, device);
+      if (s.wgmma && s.slices == 1) return wgmma_kernels<wgmma_policy>::template prepare<Fused>(op_a, op_b, device);
     }
     if (s.wgmma) return no_wgmma_kernel(device);
     return status::success;
@@ -260,10 +265,10 @@ struct tuned_kernels {
       if (s.wgmma && s.slices == 1) {
         // A strided batch run in one grid: its products are gridDim.z of the other kernels, walked by these.
         const batch_shape batch{int64_t(g.grid.z), g.tiles.stride_a, g.tiles.stride_b, g.tiles.stride_c};
-        return wgmma_kernels<wgmma_policy>::launch(op_a, op_b, g.problem.m, g.problem.n, g.problem.k, g.output.alpha,
-                                                   g.problem.a, g.problem.lda, g.problem.b, g.problem.ldb,
-                                                   g.output.beta, g.output.c, g.output.ldc, s.grid_x, s.tile_group,
-                                                   stream, device, batch);
+        return wgmma_kernels<wgmma_policy>::template launch<Fused>(
+            op_a, op_b, g.problem.m, g.problem.n, g.problem.k, g.output.alpha, g.problem.a, g.problem.lda,
+            g.problem.b, g.problem.ldb, g.output.beta, g.output.c, g.output.ldc, s.grid_x, s.tile_group, stream,
+            device, batch, g.terms);
       }
     }
     if (s.wgmma) return no_wgmma_kernel(device);
@@ -274,8 +279,18 @@ struct tuned_kernels {
                   "internal error: the plan asks for a %s kernel for ops %s%s%s, which tgemm does not build",
                   tuning::to_string(s.slot), op_letter(op_a), op_letter(op_b), s.padded ? " with padded loads" : "");
     }
-    return launch_kernel(k, g.grid, dim3(unsigned(s.threads)), s.shared_bytes, stream, device,
-                         "launching a tgemm::gemm() kernel", g.problem, g.output, g.tiles, g.split, g.readable);
+    if constexpr (Fused) {
+      device::basic_fused_combination<typename types::element_c, typename types::scalar_type> output;
+      static_cast<device::basic_linear_combination<typename types::element_c, typename types::scalar_type>&>(output) =
+          g.output;
+      output.terms = g.terms;  // empty for a step writing to the workspace
+      return launch_kernel(k, g.grid, dim3(unsigned(s.threads)), s.shared_bytes, stream, device,
+                           "launching a tgemm::gemm() kernel (fused epilogue)", g.problem, output, g.tiles, g.split,
+                           g.readable);
+    } else {
+      return launch_kernel(k, g.grid, dim3(unsigned(s.threads)), s.shared_bytes, stream, device,
+                           "launching a tgemm::gemm() kernel", g.problem, g.output, g.tiles, g.split, g.readable);
+    }
   }
 
   /// Reads the facts of `device` (current): the PTX version this build runs there (from a probe kernel compiled
@@ -377,7 +392,7 @@ struct tuned_kernels {
 
 /// tgemm::gemm() for a validated call: on the stream's device, plan with its facts, then (unless only the
 /// workspace size is asked for) execute with the caller's workspace or one allocated for the call.
-template <class Types, math_mode Math = math_mode::strict>
+template <class Types, math_mode Math = math_mode::strict, bool Fused = false>
 status dispatch(const canonical_call<Types>& call, cudaStream_t stream, const workspace* given, size_t* size_only) {
   if (size_only != nullptr) *size_only = 0;
   if (call.empty) return status::success;
@@ -385,7 +400,7 @@ status dispatch(const canonical_call<Types>& call, cudaStream_t stream, const wo
   if (scope.state() != status::success) return scope.state();
   const int device = scope.device();
   using kernels =
-      tuned_kernels<typename tuning::table_for<typename Types::element_a, typename Types::element_c, Math>::type>;
+      tuned_kernels<typename tuning::table_for<typename Types::element_a, typename Types::element_c, Math>::type, Fused>;
   static_assert(std::is_same<typename kernels::types, Types>::value, "the tuning table serves other element types");
   plan p;
   typename kernels::known_device uncached;
@@ -396,6 +411,7 @@ status dispatch(const canonical_call<Types>& call, cudaStream_t stream, const wo
   } else {
     if (status s = plan_fixed(call, tuning::policy_numbers{}, p); s != status::success) return s;
   }
+  p.fused = Fused;
   if (print_plans_requested()) {
     std::fputs(describe(p, known != nullptr ? &known->values : nullptr, element_traits<typename Types::element_c>::name,
                         call.problem.m, call.problem.n, call.problem.k)
@@ -428,6 +444,21 @@ status gemm_typed(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t 
   return dispatch<Types, Math>(call, stream, ws, size_only);
 }
 
+template <class Types, math_mode Math>
+status gemm_fused_typed(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k,
+                        typename Types::scalar_type alpha, const typename Types::element_a* A, int64_t lda,
+                        const typename Types::element_b* B, int64_t ldb, typename Types::scalar_type beta,
+                        typename Types::element_c* C, int64_t ldc, const epilogue<typename Types::element_c>& ep,
+                        const batch_shape& batch, cudaStream_t stream, const workspace* ws, size_t* size_only) {
+  canonical_call<Types> call;
+  if (status s = check_fused_arguments(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, ep, call, batch);
+      s != status::success) {
+    return s;
+  }
+  if (status s = check_alignment(call, 1, "tgemm::gemm"); s != status::success) return s;
+  return dispatch<Types, Math, true>(call, stream, ws, size_only);
+}
+
 /// The explicit instantiation of gemm_typed for A and B of type AB, C of type C and a math mode: the compiled
 /// library instantiates tgemm::gemm() for every supported element combination and math mode, one family per
 /// source (TGEMM_COMPILED_PART); the other sources only declare them (`extern`).
@@ -435,6 +466,12 @@ status gemm_typed(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t 
   template status gemm_typed<gemm_types<AB, AB, C, scalar_for<AB, C>>, MATH>(                                     \
       layout, op, op, int64_t, int64_t, int64_t, scalar_for<AB, C>, const AB*, int64_t, const AB*, int64_t,       \
       scalar_for<AB, C>, C*, int64_t, const batch_shape&, cudaStream_t, const workspace*, size_t*);
+/// Likewise for the calls with a fused epilogue (tgemm::epilogue): one family per source too, parts 6 to 10.
+#define TGEMM_GEMM_FUSED_TYPED(AB, C, MATH)                                                                       \
+  template status gemm_fused_typed<gemm_types<AB, AB, C, scalar_for<AB, C>>, MATH>(                               \
+      layout, op, op, int64_t, int64_t, int64_t, scalar_for<AB, C>, const AB*, int64_t, const AB*, int64_t,       \
+      scalar_for<AB, C>, C*, int64_t, const epilogue<C>&, const batch_shape&, cudaStream_t, const workspace*,     \
+      size_t*);
 #if defined(TGEMM_COMPILED_IMPLEMENTATION)
 #if TGEMM_DEFINES_PART(1)
 TGEMM_GEMM_TYPED(float, float, math_mode::strict)
@@ -459,8 +496,27 @@ extern TGEMM_GEMM_TYPED(float, float, math_mode::tf32x3)
 #if TGEMM_DEFINES_PART(5)
 TGEMM_GEMM_TYPED(double, double, math_mode::strict)
 #endif
+#if TGEMM_DEFINES_PART(6)
+TGEMM_GEMM_FUSED_TYPED(float, float, math_mode::strict)
+#endif
+#if TGEMM_DEFINES_PART(7)
+TGEMM_GEMM_FUSED_TYPED(__half, __half, math_mode::strict)
+TGEMM_GEMM_FUSED_TYPED(__half, float, math_mode::strict)
+#endif
+#if TGEMM_DEFINES_PART(8)
+TGEMM_GEMM_FUSED_TYPED(__nv_bfloat16, __nv_bfloat16, math_mode::strict)
+TGEMM_GEMM_FUSED_TYPED(__nv_bfloat16, float, math_mode::strict)
+#endif
+#if TGEMM_DEFINES_PART(9)
+TGEMM_GEMM_FUSED_TYPED(float, float, math_mode::tf32)
+TGEMM_GEMM_FUSED_TYPED(float, float, math_mode::tf32x3)
+#endif
+#if TGEMM_DEFINES_PART(10)
+TGEMM_GEMM_FUSED_TYPED(double, double, math_mode::strict)
+#endif
 #endif
 #undef TGEMM_GEMM_TYPED
+#undef TGEMM_GEMM_FUSED_TYPED
 
 #if TGEMM_DEFINES_PART(1)
 

@@ -33,6 +33,9 @@ struct gemm_launch {
   kernel::readable_extent readable;                        ///< What a padded kernel may read.
   dim3 grid;                                               ///< Its grid.
   std::byte* workspace_out = nullptr;  ///< Where a step that writes to the workspace writes (any partials' type).
+  bool fused = false;  ///< A fused call's step writing C: its kernel applies `terms`.
+  /// The fused epilogue's terms for this step's block of C (empty for steps writing to the workspace).
+  device::epilogue_terms<typename Types::element_c, typename Types::scalar_type> terms;
 };
 
 /// The helper kernels of a plan (pack, reduce, scale) for one set of element types.
@@ -96,6 +99,7 @@ canonical_call<Types> batch_part(const canonical_call<Types>& call, int64_t firs
   part.problem.a += first * call.batch.stride_a;
   part.problem.b += first * call.batch.stride_b;
   part.update.c += first * call.batch.stride_c;
+  part.terms = call.terms.product(first);
   part.batch.count = count;
   return part;
 }
@@ -162,6 +166,8 @@ status launch_steps(const plan& p, const canonical_call<Types>& call, std::byte*
         } else {
           g.output = {call.update.alpha, call.update.beta, call.update.c + s.row + s.col * call.update.ldc,
                       call.update.ldc};
+          g.fused = call.fused;
+          if (call.fused) g.terms = call.terms.at(s.row, s.col);
         }
         g.tiles = {s.tiles_m, s.tiles_n};
         if (products > 1) {
@@ -181,7 +187,8 @@ status launch_steps(const plan& p, const canonical_call<Types>& call, std::byte*
           return launch_kernel(function, dim3(unsigned(s.grid_x)), dim3(kernel::reduce_threads), 0, stream, device,
                                "launching the split-K reduction kernel", partials, s.ld_out, s.slice_stride,
                                int(s.slices), s.rows, s.cols, call.update.alpha, call.update.beta,
-                               call.update.c + s.row + s.col * call.update.ldc, call.update.ldc);
+                               call.update.c + s.row + s.col * call.update.ldc, call.update.ldc, call.fused,
+                               call.fused ? call.terms.at(s.row, s.col) : decltype(call.terms){});
         };
         if constexpr (helpers::has_float_partials) {
           if (s.float_partials) {
@@ -197,7 +204,7 @@ status launch_steps(const plan& p, const canonical_call<Types>& call, std::byte*
         launched = launch_kernel(helpers::scale, dim3(unsigned(s.grid_x), unsigned(s.grid_y), products),
                                  dim3(kernel::scale_threads), 0, stream, device, "launching the C = beta C kernel",
                                  call.update.c, call.update.ldc, s.rows, s.cols, call.update.beta,
-                                 call.batch.stride_c);
+                                 call.batch.stride_c, call.fused, call.terms);
         break;
     }
     if (launched != status::success) return launched;

@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "../config.cuh"
+#include "../epilogue.cuh"
 #include "../numeric.cuh"
 #include "../status.cuh"
 #include "../types.cuh"
@@ -69,6 +70,15 @@ status gemm_typed(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t 
                   typename Types::scalar_type beta, typename Types::element_c* C, int64_t ldc,
                   const batch_shape& batch, cudaStream_t stream, const workspace* ws, size_t* size_only);
 
+/// gemm_typed() for calls with a fused epilogue (tgemm::epilogue): its own kernels (the fused instantiations),
+/// defined in host/dispatcher.cuh; in compiled mode a part of the library of its own.
+template <class Types, math_mode Math = math_mode::strict>
+status gemm_fused_typed(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k,
+                        typename Types::scalar_type alpha, const typename Types::element_a* A, int64_t lda,
+                        const typename Types::element_b* B, int64_t ldb, typename Types::scalar_type beta,
+                        typename Types::element_c* C, int64_t ldc, const epilogue<typename Types::element_c>& ep,
+                        const batch_shape& batch, cudaStream_t stream, const workspace* ws, size_t* size_only);
+
 /// True when the environment forbids TF32 (NVIDIA_TF32_OVERRIDE=0, as NVIDIA's libraries read it): read once.
 inline bool tf32_forbidden() {
   static const bool forbidden = [] {
@@ -78,30 +88,49 @@ inline bool tf32_forbidden() {
   return forbidden;
 }
 
+/// gemm_typed(), or with Fused gemm_fused_typed() with `*ep`, for math mode Math.
+template <class Types, math_mode Math, bool Fused>
+status gemm_for_mode(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, typename Types::scalar_type alpha,
+                     const typename Types::element_a* A, int64_t lda, const typename Types::element_b* B, int64_t ldb,
+                     typename Types::scalar_type beta, typename Types::element_c* C, int64_t ldc,
+                     const batch_shape& batch, cudaStream_t stream, const workspace* ws, size_t* size_only,
+                     const epilogue<typename Types::element_c>* ep) {
+  if constexpr (Fused) {
+    return gemm_fused_typed<Types, Math>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, *ep, batch,
+                                         stream, ws, size_only);
+  } else {
+    (void)ep;
+    return gemm_typed<Types, Math>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, batch, stream, ws,
+                                   size_only);
+  }
+}
+
 /// The typed tgemm::gemm() with options: float calls asking for TF32 or 3xTF32 go to the float tensor-core tables
-/// (unless the environment forbids TF32), everything else to the call's default table.
-template <class Types>
+/// (unless the environment forbids TF32), everything else to the call's default table. Fused: the call has a
+/// tgemm::epilogue (`ep`), whose kernels are instantiated only by the calls that have one.
+template <class Types, bool Fused = false>
 status gemm_with_options(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k,
                          typename Types::scalar_type alpha, const typename Types::element_a* A, int64_t lda,
                          const typename Types::element_b* B, int64_t ldb, typename Types::scalar_type beta,
                          typename Types::element_c* C, int64_t ldc, const batch_shape& batch, cudaStream_t stream,
-                         const workspace* ws, size_t* size_only, const options& opts) {
+                         const workspace* ws, size_t* size_only, const options& opts,
+                         const epilogue<typename Types::element_c>* ep = nullptr) {
   if (!is_valid(opts.math)) {
     return fail(status::invalid_option, cudaSuccess,
                 "options.math = %d is not a tgemm::math_mode (strict = 0, tf32 = 1, tf32x3 = 2)", int(opts.math));
   }
   if constexpr (std::is_same<typename Types::element_a, float>::value) {
     if (opts.math == math_mode::tf32 && !tf32_forbidden()) {
-      return gemm_typed<Types, math_mode::tf32>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, batch,
-                                                stream, ws, size_only);
+      return gemm_for_mode<Types, math_mode::tf32, Fused>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C,
+                                                          ldc, batch, stream, ws, size_only, ep);
     }
     if (opts.math == math_mode::tf32x3 && !tf32_forbidden()) {
-      return gemm_typed<Types, math_mode::tf32x3>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
-                                                  batch, stream, ws, size_only);
+      return gemm_for_mode<Types, math_mode::tf32x3, Fused>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C,
+                                                            ldc, batch, stream, ws, size_only, ep);
     }
   }
-  return gemm_typed<Types>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, batch, stream, ws,
-                           size_only);
+  return gemm_for_mode<Types, math_mode::strict, Fused>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C,
+                                                        ldc, batch, stream, ws, size_only, ep);
 }
 TGEMM_END_DISPATCH_NAMESPACE
 }  // namespace detail
@@ -234,6 +263,93 @@ status gemm_strided_batched_workspace_size(layout order, op op_a, op op_b, int64
   return ::tgemm::detail::gemm_with_options<types>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
                                                    {batch_count, stride_a, stride_b, stride_c}, stream, nullptr,
                                                    &bytes, opts);
+}
+
+/// D = act(alpha op(A) op(B) + beta C + biases), scaled and clamped, as tgemm::epilogue describes it: tgemm::gemm()
+/// (any element types and options) with a fused epilogue, which the kernels apply as they store the result (no
+/// second pass over D). Same arguments, semantics and statuses as tgemm::gemm(), and also: a member of `ep` that is
+/// invalid returns status::invalid_epilogue (ep.act not an activation, clamp bounds NaN or out of order, a negative
+/// vector stride); a D whose ldd is too small status::invalid_leading_dimension naming ldd; a vector not aligned to
+/// its element status::misaligned_operand naming it. With ep.d set and beta = 0, C is not touched (it may be null).
+/// The fused kernels are their own instantiations: a translation unit calling this compiles them (header-only mode),
+/// or the compiled library must be built with them (tgemm_add_compiled_library(... FUSED)).
+template <class TA, class TB, class TC>
+status gemm(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, ::tgemm::detail::scalar_for<TA, TC> alpha,
+            const TA* A, int64_t lda, const TB* B, int64_t ldb, ::tgemm::detail::scalar_for<TA, TC> beta, TC* C,
+            int64_t ldc, const epilogue<TC>& ep, cudaStream_t stream = nullptr, const options& opts = options{}) {
+  using types = typename ::tgemm::detail::checked_gemm_types<TA, TB, TC>::type;
+  return ::tgemm::detail::gemm_with_options<types, true>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C,
+                                                         ldc, ::tgemm::detail::batch_shape{}, stream, nullptr, nullptr,
+                                                         opts, &ep);
+}
+
+/// tgemm::gemm() with a fused epilogue and the caller's workspace.
+template <class TA, class TB, class TC>
+status gemm(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, ::tgemm::detail::scalar_for<TA, TC> alpha,
+            const TA* A, int64_t lda, const TB* B, int64_t ldb, ::tgemm::detail::scalar_for<TA, TC> beta, TC* C,
+            int64_t ldc, const epilogue<TC>& ep, cudaStream_t stream, workspace ws, const options& opts = options{}) {
+  using types = typename ::tgemm::detail::checked_gemm_types<TA, TB, TC>::type;
+  return ::tgemm::detail::gemm_with_options<types, true>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C,
+                                                         ldc, ::tgemm::detail::batch_shape{}, stream, &ws, nullptr,
+                                                         opts, &ep);
+}
+
+/// The workspace bytes tgemm::gemm() with this fused epilogue needs (its kernels may plan differently).
+template <class TA, class TB, class TC>
+status gemm_workspace_size(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k,
+                           ::tgemm::detail::scalar_for<TA, TC> alpha, const TA* A, int64_t lda, const TB* B,
+                           int64_t ldb, ::tgemm::detail::scalar_for<TA, TC> beta, TC* C, int64_t ldc,
+                           const epilogue<TC>& ep, size_t& bytes, cudaStream_t stream = nullptr,
+                           const options& opts = options{}) {
+  using types = typename ::tgemm::detail::checked_gemm_types<TA, TB, TC>::type;
+  bytes = 0;
+  return ::tgemm::detail::gemm_with_options<types, true>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C,
+                                                         ldc, ::tgemm::detail::batch_shape{}, stream, nullptr, &bytes,
+                                                         opts, &ep);
+}
+
+/// tgemm::gemm_strided_batched() with a fused epilogue: product p applies `ep` with its vectors and D advanced by
+/// p times their strides (ep.stride_d must keep the products' D apart, as stride_c must for C; with ep.d set, C
+/// is only read and its stride_c may be anything not negative).
+template <class TA, class TB, class TC>
+status gemm_strided_batched(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k,
+                            ::tgemm::detail::scalar_for<TA, TC> alpha, const TA* A, int64_t lda, int64_t stride_a,
+                            const TB* B, int64_t ldb, int64_t stride_b, ::tgemm::detail::scalar_for<TA, TC> beta,
+                            TC* C, int64_t ldc, int64_t stride_c, int64_t batch_count, const epilogue<TC>& ep,
+                            cudaStream_t stream = nullptr, const options& opts = options{}) {
+  using types = typename ::tgemm::detail::checked_gemm_types<TA, TB, TC>::type;
+  return ::tgemm::detail::gemm_with_options<types, true>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C,
+                                                         ldc, {batch_count, stride_a, stride_b, stride_c}, stream,
+                                                         nullptr, nullptr, opts, &ep);
+}
+
+/// tgemm::gemm_strided_batched() with a fused epilogue and the caller's workspace.
+template <class TA, class TB, class TC>
+status gemm_strided_batched(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k,
+                            ::tgemm::detail::scalar_for<TA, TC> alpha, const TA* A, int64_t lda, int64_t stride_a,
+                            const TB* B, int64_t ldb, int64_t stride_b, ::tgemm::detail::scalar_for<TA, TC> beta,
+                            TC* C, int64_t ldc, int64_t stride_c, int64_t batch_count, const epilogue<TC>& ep,
+                            cudaStream_t stream, workspace ws, const options& opts = options{}) {
+  using types = typename ::tgemm::detail::checked_gemm_types<TA, TB, TC>::type;
+  return ::tgemm::detail::gemm_with_options<types, true>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C,
+                                                         ldc, {batch_count, stride_a, stride_b, stride_c}, stream, &ws,
+                                                         nullptr, opts, &ep);
+}
+
+/// The workspace bytes tgemm::gemm_strided_batched() with this fused epilogue needs.
+template <class TA, class TB, class TC>
+status gemm_strided_batched_workspace_size(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k,
+                                           ::tgemm::detail::scalar_for<TA, TC> alpha, const TA* A, int64_t lda,
+                                           int64_t stride_a, const TB* B, int64_t ldb, int64_t stride_b,
+                                           ::tgemm::detail::scalar_for<TA, TC> beta, TC* C, int64_t ldc,
+                                           int64_t stride_c, int64_t batch_count, const epilogue<TC>& ep,
+                                           size_t& bytes, cudaStream_t stream = nullptr,
+                                           const options& opts = options{}) {
+  using types = typename ::tgemm::detail::checked_gemm_types<TA, TB, TC>::type;
+  bytes = 0;
+  return ::tgemm::detail::gemm_with_options<types, true>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C,
+                                                         ldc, {batch_count, stride_a, stride_b, stride_c}, stream,
+                                                         nullptr, &bytes, opts, &ep);
 }
 
 TGEMM_END_DISPATCH_NAMESPACE

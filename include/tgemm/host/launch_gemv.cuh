@@ -83,6 +83,7 @@ struct gemv_kernels {
     } else {
       p.out = g.output.c;
       p.alpha = g.output.alpha, p.beta = g.output.beta;
+      p.fused = g.fused, p.terms = g.terms, p.out_rows_are_r = s.gemv_few_rows;
     }
     const auto launch_one = [&](auto kernel_function) {
       return launch_kernel(kernel_function, g.grid, dim3(kernel::gemv_threads), 0, stream, device,

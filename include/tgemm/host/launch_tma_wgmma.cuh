@@ -82,12 +82,14 @@ struct wgmma_kernels {
 
   /// Makes the kernel for (op_a, op_b) ready on `device` (the split-K one when `sliced`: float C policies other than
   /// 3xTF32's only; for the others `sliced` is ignored).
+  /// Fused: the unsplit kernel with a fused epilogue (device::epilogue_terms) instead.
+  template <bool Fused = false>
   static status prepare(op op_a, op op_b, int device, bool sliced = false) {
     return with_ops(op_a, op_b, [&](auto a, auto b) {
       if constexpr (std::is_same<C, float>::value && !Policy::split) {  // 3xTF32 plans do not split k
         if (sliced) return prepare_one<decltype(a)::value, decltype(b)::value, true>(device);
       }
-      return prepare_one<decltype(a)::value, decltype(b)::value, false>(device);
+      return prepare_one<decltype(a)::value, decltype(b)::value, false, Fused>(device);
     });
   }
 
@@ -100,11 +102,14 @@ struct wgmma_kernels {
   /// With `batch` (more than one product): every product of a strided batch in the one grid, the blocks walking
   /// (product, tile) work items; the strides keep every product's A and B as TMA needs them (multiples of 16 bytes,
   /// or 0 for one A or B), and C is written by the kernel itself (no TMA store). Fewer than 2^31 work items.
+  /// Fused: the kernel with a fused epilogue, `terms` relative to this C (prepare<true>() made it ready).
+  template <bool Fused = false>
   static status launch(op op_a, op op_b, int64_t m, int64_t n, int64_t k, float alpha, const A* a, int64_t lda,
                        const B* b, int64_t ldb, float beta, C* c, int64_t ldc, int64_t blocks, int group_m,
-                       cudaStream_t stream, int device, const batch_shape& batch = batch_shape{}) {
-    return run<false>(op_a, op_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 1, 0, 0, blocks, group_m, stream,
-                      device, batch);
+                       cudaStream_t stream, int device, const batch_shape& batch = batch_shape{},
+                       const device::epilogue_terms<C, float>& terms = {}) {
+    return run<false, Fused>(op_a, op_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 1, 0, 0, blocks, group_m,
+                             stream, device, batch, terms);
   }
 
   /// Split-K: the product of each of `slices` slices of k (k_per_slice deep, a multiple of block_k; the last may be
@@ -120,20 +125,21 @@ struct wgmma_kernels {
   }
 
  private:
-  template <op OpA, op OpB, bool Sliced>
+  template <op OpA, op OpB, bool Sliced, bool Fused = false>
   static status prepare_one(int device) {
     static_assert(!Sliced || std::is_same<C, float>::value, "split-K partials are float: use the float C policy");
-    constexpr auto function = &kernel::gemm_tma_wgmma<Policy, OpA, OpB, Sliced>;
+    constexpr auto function = &kernel::gemm_tma_wgmma<Policy, OpA, OpB, Sliced, Fused>;
     return prepare_kernel_once<function>(device, Policy::shared_bytes, [] {
-      return std::string(Sliced ? "the split-K Hopper kernel" : "the Hopper kernel") + " of policy " + Policy::name();
+      return std::string(Sliced ? "the split-K Hopper kernel" : Fused ? "the fused Hopper kernel" : "the Hopper kernel") +
+             " of policy " + Policy::name();
     });
   }
 
-  template <bool Sliced>
+  template <bool Sliced, bool Fused = false>
   static status run(op op_a, op op_b, int64_t m, int64_t n, int64_t k, float alpha, const A* a, int64_t lda,
                     const B* b, int64_t ldb, float beta, C* c, int64_t ldc, int64_t slices, int64_t k_per_slice,
                     int64_t slice_stride, int64_t blocks, int group_m, cudaStream_t stream, int device,
-                    const batch_shape& batch = batch_shape{}) {
+                    const batch_shape& batch = batch_shape{}, const device::epilogue_terms<C, float>& terms = {}) {
     CUtensorMap map_a{}, map_b{};
     const bool k_major_a = op_a == op::transpose, k_major_b = op_b == op::none;
     constexpr int parts = Policy::operand_parts;  // lines per row of op(A) (column of op(B)): big, small
@@ -161,7 +167,7 @@ struct wgmma_kernels {
       tma_store = products == 1 && stores_through_tma(c, m, ldc, beta) && m > 0 && n > 0 &&
                   arch::encode_sw128_map(map_c, c, m, n, ldc, Policy::epilogue_store_columns);
     }
-    const kernel::tma_wgmma_output<C> out{c,
+    kernel::tma_wgmma_output<C> out{c,
                                           ldc,
                                           int(m),
                                           int(n),
@@ -178,7 +184,9 @@ struct wgmma_kernels {
                                           int(products),
                                           batches_a > 1 ? 1 : 0,
                                           batches_b > 1 ? 1 : 0,
-                                          products > 1 ? batch.stride_c : 0};
+                                          products > 1 ? batch.stride_c : 0,
+                                          {}};
+    if constexpr (Fused) out.terms = terms;
     const int64_t items = tiles_m(m) * tiles_n(n) * slices * products;
     const dim3 grid(unsigned(blocks > 0 && blocks < items ? blocks : items));
     return with_ops(op_a, op_b, [&](auto oa, auto ob) {
@@ -186,8 +194,8 @@ struct wgmma_kernels {
       // compiled-mode caller of the experimental entry, say) registers its own copy of them with the runtime, and
       // prepare() may have run in another unit's inline copy of this class. Once ready, one atomic load.
       constexpr op oa_value = decltype(oa)::value, ob_value = decltype(ob)::value;
-      if (status s = prepare_one<oa_value, ob_value, Sliced>(device); s != status::success) return s;
-      return launch_kernel(&kernel::gemm_tma_wgmma<Policy, oa_value, ob_value, Sliced>, grid, dim3(Policy::threads),
+      if (status s = prepare_one<oa_value, ob_value, Sliced, Fused>(device); s != status::success) return s;
+      return launch_kernel(&kernel::gemm_tma_wgmma<Policy, oa_value, ob_value, Sliced, Fused>, grid, dim3(Policy::threads),
                            Policy::shared_bytes, stream, device, "launching the Hopper kernel", map_a, map_b, map_c, out);
     });
   }

@@ -116,6 +116,7 @@ struct plan {
   bool unaligned = false;    ///< Misaligned operands are read with scalar loads (small problems).
   bool wgmma = false;        ///< The product runs on the sm_90a kernel (TMA + wgmma).
   bool gemv = false;         ///< The product runs on a GEMV kernel (at most gemv_max_extent rows or columns).
+  bool fused = false;        ///< The call has a fused epilogue (tgemm::epilogue): its steps run the fused kernels.
   int64_t batches = 1;       ///< Products of a strided batch (tgemm::gemm_strided_batched()); 1 for one GEMM.
   bool batch_in_grid = false;  ///< The gemm and scale steps cover every product in one launch (gridDim.z, no
                                ///< split, no staging, no copies); false with batches > 1: the steps run once per

@@ -30,11 +30,12 @@ inline std::string describe(const plan& p, const tuning::tuning_values* tuning, 
   std::string text;
   std::snprintf(line, sizeof line,
                 "tgemm plan: %s m=%lld n=%lld k=%lld (column-major form), ops %s%s, sm_%d entry, %d SMs, workspace %zu "
-                "bytes%s%s%s%s%s%s%s\n",
+                "bytes%s%s%s%s%s%s%s%s\n",
                 element, (long long)m, (long long)n, (long long)k, op_letter(p.op_a), op_letter(p.op_b), p.arch / 10,
                 p.multiprocessors, p.workspace_bytes, p.repacked_a ? ", repack A" : "", p.repacked_b ? ", repack B" : "",
                 p.peeled ? ", peeled" : "", p.staged_c ? ", staged C" : "", p.split_k ? ", split-K" : "",
-                p.unaligned ? ", scalar loads" : "", p.wgmma ? ", sm_90a kernel" : p.gemv ? ", GEMV kernel" : "");
+                p.unaligned ? ", scalar loads" : "", p.wgmma ? ", sm_90a kernel" : p.gemv ? ", GEMV kernel" : "",
+                p.fused ? ", fused epilogue" : "");
   text += line;
   if (p.batches > 1) {
     std::snprintf(line, sizeof line, "  a batch of %lld products, %s\n", (long long)p.batches,

@@ -45,17 +45,24 @@ __device__ __forceinline__ void* dynamic_shared_memory() {
   return tgemm_dynamic_shared;
 }
 
+/// The output argument of gemm_kernel: the BLAS update, or with Fused the update with epilogue terms.
+template <class Source, bool Fused>
+using kernel_output_t = std::conditional_t<Fused, device::fused_combination_of<host_policy<Source>>,
+                                           device::linear_combination_of<host_policy<Source>>>;
+
 /// The GEMM kernel: one block per tile of C (grid from tile_grid; gridDim.z = split-K slices, or the products of a
 /// strided batch: plans never split a batch run in one grid). Source says which
 /// policy the architecture being compiled uses; Padded kernels let their loads read up to `readable` (repacked,
 /// zero-padded operands), the others up to m and n. (A padded kernel is a separate instantiation on purpose: when
 /// the plain kernel took its loads' extent from a runtime value, ptxas scheduled the main loop differently and its
-/// 4096^3 kernel measured 2.69 ms on an H200 against 2.64.)
-template <class Source, op OpA, op OpB, bool Padded>
+/// 4096^3 kernel measured 2.69 ms on an H200 against 2.64.) Fused kernels (tgemm::gemm() with a tgemm::epilogue)
+/// fold the epilogue's terms into their stores; a separate instantiation too, so the plain kernels stay as they
+/// were.
+template <class Source, op OpA, op OpB, bool Padded, bool Fused = false>
 __global__ void __launch_bounds__(Source::template at<TGEMM_DEVICE_ARCH>::threads)
-    gemm_kernel(const device::problem_of<host_policy<Source>> p,
-                const device::linear_combination_of<host_policy<Source>> e, const tile_grid grid,
-                const split_k<typename host_policy<Source>::element_c> split, const readable_extent readable) {
+    gemm_kernel(const device::problem_of<host_policy<Source>> p, const kernel_output_t<Source, Fused> e,
+                const tile_grid grid, const split_k<typename host_policy<Source>::element_c> split,
+                const readable_extent readable) {
   using policy = typename Source::template at<TGEMM_DEVICE_ARCH>;
   static_assert(std::is_same<device::problem_of<policy>, device::problem_of<host_policy<Source>>>::value &&
                     std::is_same<device::linear_combination_of<policy>,
@@ -65,22 +72,29 @@ __global__ void __launch_bounds__(Source::template at<TGEMM_DEVICE_ARCH>::thread
   if (!tile_of_block<policy::raster_group>(grid, tile_row, tile_col)) return;
   auto& smem = *static_cast<device::shared_storage<policy>*>(dynamic_shared_memory());
   device::problem_of<policy> operands = p;
-  device::linear_combination_of<policy> output = e;
+  kernel_output_t<Source, Fused> output = e;
   if (split.slices > 1) {
     // This block's k range: the same problem with A and B advanced to its first k; the product goes to this
-    // slice's partials, unscaled, and the reduction applies alpha and beta.
+    // slice's partials, unscaled, and the reduction applies alpha and beta (and a fused epilogue's terms).
     const int64_t k_begin = int64_t(blockIdx.z) * split.k_per_slice;
     operands.k = p.k - k_begin < split.k_per_slice ? p.k - k_begin : split.k_per_slice;
     operands.a = OpA == op::none ? p.a + k_begin * p.lda : p.a + k_begin;
     operands.b = OpB == op::none ? p.b + k_begin : p.b + k_begin * p.ldb;
     using scalar = typename policy::scalar_type;
-    output = device::linear_combination_of<policy>{
+    const device::linear_combination_of<policy> partial{
         scalar(1), scalar(0), split.partials + int64_t(blockIdx.z) * split.ld_partials * p.n, split.ld_partials};
+    if constexpr (Fused) {
+      static_cast<device::linear_combination_of<policy>&>(output) = partial;
+      output.product = -1;  // no terms: the reduction applies them
+    } else {
+      output = partial;
+    }
   } else if (blockIdx.z > 0) {
     // A product of a strided batch (plans never split a batch run in one grid): its A, B and C.
     operands.a = p.a + int64_t(blockIdx.z) * grid.stride_a;
     operands.b = p.b + int64_t(blockIdx.z) * grid.stride_b;
     output.c = e.c + int64_t(blockIdx.z) * grid.stride_c;
+    if constexpr (Fused) output.product = blockIdx.z;
   }
   if constexpr (Padded) {
     device::detail::gemm_tile<policy, OpA, OpB>(operands, readable.m, readable.n, tile_row, tile_col, smem, output);

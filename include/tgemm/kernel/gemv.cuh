@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "../device/epilogue_terms.cuh"
 #include "../numeric.cuh"
 #include "../tuning/gemv.cuh"
 
@@ -69,6 +70,9 @@ struct gemv_params {
   int64_t batch_matrix;   ///< Elements between products' matrices (blockIdx.z of an unsplit launch).
   int64_t batch_x;        ///< Elements between products' vectors.
   int64_t batch_out;      ///< Elements between products' C.
+  bool fused;             ///< C's elements go through device::finish() with `terms` (tgemm::epilogue).
+  bool out_rows_are_r;    ///< out(r, j) is C(r, j) (one row of C); else C(j, r) (one column): for `terms`.
+  device::epilogue_terms<Out, Acc> terms;  ///< A fused epilogue's terms, relative to `out` (with `fused`).
 };
 
 namespace detail {
@@ -122,6 +126,14 @@ __device__ __forceinline__ void store_sum(const gemv_params<Element, Out, Acc>& 
     return;
   }
   Out* c = out + r * p.out_row + j * p.out_col;
+  if (p.fused) {  // a product's terms: blockIdx.z is the product here (unsplit launches)
+    const device::epilogue_terms<Out, Acc> t = p.terms.product(blockIdx.z);
+    const int64_t row = p.out_rows_are_r ? r : j, col = p.out_rows_are_r ? j : r;
+    const bool read_c = p.beta != Acc(0);
+    const Out old = !read_c ? zero<Out>() : t.source ? t.source[row + col * t.ld_source] : *c;
+    *c = device::finish(t, sum, p.alpha, p.beta, old, read_c, row, col);
+    return;
+  }
   Acc value = p.alpha * sum;
   if (p.beta != Acc(0)) value += p.beta * convert<Acc>(*c);
   *c = convert<Out>(value);

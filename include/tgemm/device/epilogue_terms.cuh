@@ -1,0 +1,164 @@
+/// \file device/epilogue_terms.cuh
+/// \brief The built-in terms an epilogue folds into the store of C: per-row and per-column scales and biases, an
+/// activation, a clamp, and a C read from somewhere other than where the result goes (D). Shared by every kernel
+/// that writes a final result (the tile kernels, the sm_90a kernel, GEMV, the split-K reduction, C = beta C).
+#pragma once
+
+#include <cstdint>
+
+#include "../numeric.cuh"
+#include "../types.cuh"
+
+namespace tgemm::device {
+
+/// What a fused epilogue adds to alpha acc + beta C, in the kernels' column-major terms (a row-major call's rows are
+/// the kernels' columns: the host swaps the row and column members). For one element (row i, column j):
+///
+///     v = alpha * row_scale[i] * column_scale[j] * acc + beta * C(i, j) + row_bias[i] + column_bias[j]
+///     D(i, j) = clamp(act(v), lower, upper)
+///
+/// A null vector is left out of the formula. The arithmetic is in the accumulator's type (float, or double for
+/// double), rounded once to C's type at the end.
+template <class ElementC, class Scalar>
+struct epilogue_terms {
+  const Scalar* row_scale = nullptr;       ///< One factor per row of C (null: none).
+  const Scalar* column_scale = nullptr;    ///< One factor per column of C (null: none).
+  const ElementC* row_bias = nullptr;      ///< Added to every element of row i (null: none).
+  const ElementC* column_bias = nullptr;   ///< Added to every element of column j (null: none).
+  activation act = activation::none;       ///< Applied after the biases.
+  Scalar lower = Scalar(0);                ///< Clamp's lower bound (used when `clamp` is set).
+  Scalar upper = Scalar(0);                ///< Clamp's upper bound (used when `clamp` is set).
+  bool clamp = false;                      ///< Clamp the activation's result to [lower, upper] (NaN stays NaN).
+  const ElementC* source = nullptr;        ///< C to read when the result goes elsewhere (null: read where it goes).
+  int64_t ld_source = 0;                   ///< Leading dimension of `source`.
+  int64_t stride_row_scale = 0;            ///< Elements from one product's row_scale to the next (batches).
+  int64_t stride_column_scale = 0;         ///< Likewise for column_scale.
+  int64_t stride_row_bias = 0;             ///< Likewise for row_bias.
+  int64_t stride_column_bias = 0;          ///< Likewise for column_bias.
+  int64_t stride_source = 0;               ///< Likewise for source.
+
+  /// The terms of the block of C that starts at (row, col): what a kernel given that block as its whole C uses.
+  __host__ __device__ epilogue_terms at(int64_t row, int64_t col) const {
+    epilogue_terms t = *this;
+    if (t.row_scale) t.row_scale += row;
+    if (t.column_scale) t.column_scale += col;
+    if (t.row_bias) t.row_bias += row;
+    if (t.column_bias) t.column_bias += col;
+    if (t.source) t.source += row + col * ld_source;
+    return t;
+  }
+
+  /// The terms of product `z` of a strided batch.
+  __host__ __device__ epilogue_terms product(int64_t z) const {
+    epilogue_terms t = *this;
+    if (t.row_scale) t.row_scale += z * stride_row_scale;
+    if (t.column_scale) t.column_scale += z * stride_column_scale;
+    if (t.row_bias) t.row_bias += z * stride_row_bias;
+    if (t.column_bias) t.column_bias += z * stride_column_bias;
+    if (t.source) t.source += z * stride_source;
+    return t;
+  }
+};
+
+namespace detail {
+
+/// tanh for the activations. Approximate (the result is rounded to a 16-bit type, whose unit roundoff is 2^-11 or
+/// 2^-8): sm_75's one-instruction tanh.approx.f32 (relative error about 2^-11); otherwise the exact tanh.
+template <bool Approximate, class T>
+__device__ __forceinline__ T tanh_of(T x) {
+  if constexpr (Approximate && sizeof(T) == 4) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 750
+    float y;
+    asm("tanh.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+#else
+    return tanhf(x);
+#endif
+  } else {
+    return tanh(x);
+  }
+}
+
+/// The activation `act` of x. Approximate: the result is rounded to a 16-bit type (see tanh_of).
+template <bool Approximate, class T>
+__device__ __forceinline__ T activate(activation act, T x) {
+  switch (act) {
+    case activation::relu: return x < T(0) ? T(0) : x;  // NaN stays NaN
+    case activation::gelu_tanh: {
+      // 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))
+      const T inner = T(0.7978845608028654) * (x + T(0.044715) * x * x * x);
+      return T(0.5) * x * (T(1) + tanh_of<Approximate>(inner));
+    }
+    case activation::gelu_erf: return T(0.5) * x * (T(1) + erf(x * T(0.7071067811865476)));
+    case activation::silu:
+      // x sigmoid(x) = 0.5 x (1 + tanh(x / 2)): no overflow for any x, one tanh
+      return T(0.5) * x * (T(1) + tanh_of<Approximate>(T(0.5) * x));
+    case activation::none: break;
+  }
+  return x;
+}
+
+}  // namespace detail
+
+/// The value a fused epilogue activates: alpha row_scale column_scale acc + beta c + row_bias + column_bias for
+/// (row, col) of the kernel's C, in the accumulator's type (`c`, the old C, is read by the caller only when read_c).
+/// Written without branches (a missing vector reads as a factor 1 or a bias -0, which change no value, not even a
+/// zero's sign): the tile kernels inline this for each of 64 to 128 results a thread holds, and a branch per term and
+/// element made their compile markedly slower.
+template <class ElementC, class Scalar, class Accumulator>
+__device__ __forceinline__ Accumulator fused_value(const epilogue_terms<ElementC, Scalar>& t, Accumulator acc,
+                                                   Scalar alpha, Scalar beta, ElementC c, bool read_c, int64_t row,
+                                                   int64_t col) {
+  using T = Accumulator;
+  const T row_scale = t.row_scale ? T(t.row_scale[row]) : T(1);
+  const T column_scale = t.column_scale ? T(t.column_scale[col]) : T(1);
+  const T row_bias = t.row_bias ? convert<T>(t.row_bias[row]) : T(-0.0);
+  const T column_bias = t.column_bias ? convert<T>(t.column_bias[col]) : T(-0.0);
+  T v = T(alpha) * acc * row_scale * column_scale;
+  v = read_c ? v + T(beta) * convert<T>(c) : v;
+  return (v + row_bias) + column_bias;
+}
+
+/// An activated value clamped (when the terms say so) and rounded to C's type.
+template <class ElementC, class Scalar, class T>
+__device__ __forceinline__ ElementC fused_output(const epilogue_terms<ElementC, Scalar>& t, T v) {
+  const T clamped = v < T(t.lower) ? T(t.lower) : (v > T(t.upper) ? T(t.upper) : v);
+  return convert<ElementC>(t.clamp ? clamped : v);
+}
+
+/// Applies `act` to `count` values in place, in a loop: the tile kernels gather a thread's values into a local
+/// array and call this once, so each kernel holds one copy of the activations' code (erf and tanh inlined for each
+/// of a thread's 64 to 128 results made the fused kernels' compile several times slower). ElementC is C's type
+/// (tanh.approx where it is 16-bit).
+template <class ElementC, class T>
+__device__ __noinline__ void activate_values(activation act, T* values, int count) {
+  // Eight at a time: eight independent local loads in flight rather than one load-compute-store chain per value.
+  constexpr int batch = 8;
+  int i = 0;
+  for (; i + batch <= count; i += batch) {
+    T v[batch];
+#pragma unroll
+    for (int j = 0; j < batch; ++j) v[j] = values[i + j];
+#pragma unroll
+    for (int j = 0; j < batch; ++j) values[i + j] = detail::activate<(sizeof(ElementC) < 4)>(act, v[j]);
+  }
+  for (; i < count; ++i) values[i] = detail::activate<(sizeof(ElementC) < 4)>(act, values[i]);
+}
+
+/// One result of a fused epilogue, whole: fused_value, the activation, fused_output (for kernels that write one
+/// element at a time: GEMV, the split-K reduction, C = beta C).
+template <class ElementC, class Scalar, class Accumulator>
+__device__ __forceinline__ ElementC finish(const epilogue_terms<ElementC, Scalar>& t, Accumulator acc, Scalar alpha,
+                                           Scalar beta, ElementC c, bool read_c, int64_t row, int64_t col) {
+  const Accumulator v = fused_value(t, acc, alpha, beta, c, read_c, row, col);
+  return fused_output(t, detail::activate<(sizeof(ElementC) < 4)>(t.act, v));
+}
+
+/// Where a fused epilogue reads the old C of (row, col) when the result goes to `d` + row + col ldd.
+template <class ElementC, class Scalar>
+__device__ __forceinline__ const ElementC* source_of(const epilogue_terms<ElementC, Scalar>& t, ElementC* d,
+                                                     int64_t ldd, int64_t row, int64_t col) {
+  return t.source ? t.source + row + col * t.ld_source : d + row + col * ldd;
+}
+
+}  // namespace tgemm::device
