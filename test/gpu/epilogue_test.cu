@@ -108,10 +108,10 @@ void run_type_suite(tgemm::math_mode math) {
   run(deep);
   deep.ep.separate_d = true;
   run(deep, true);
-  // A misaligned C in a large product (ldc 1025): the tile kernels compute it in aligned workspace, and the copy
+  // A misaligned C in a large product (ldc 2049): the tile kernels compute it in aligned workspace, and the copy
   // into C applies the epilogue (the sm_90a kernel writes such a C itself).
   batch_case staged;
-  staged.m = 1024, staged.n = 1025, staged.k = 96, staged.pad_c = 1, staged.beta = 0.25f;
+  staged.m = 2048, staged.n = 1600, staged.k = 40, staged.pad_c = 1, staged.beta = 0.25f;  // >= 3 Mi elements
   staged.ep.act = activation::relu, staged.ep.column_bias = true, staged.ep.clamp_max = 2;
   run(staged);
   // GEMV: one row, one column (beta != 0 with C read from a separate buffer); k = 704 keeps the streamed matrix's

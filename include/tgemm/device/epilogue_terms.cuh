@@ -79,20 +79,34 @@ __device__ __forceinline__ T tanh_of(T x) {
   }
 }
 
-/// The activation `act` of x. Approximate: the result is rounded to a 16-bit type (see tanh_of).
+/// The activation Act of x, chosen at compile time. Approximate: the result is rounded to a 16-bit type (see
+/// tanh_of).
+template <activation Act, bool Approximate, class T>
+__device__ __forceinline__ T activate_as(T x) {
+  if constexpr (Act == activation::relu) {
+    return x < T(0) ? T(0) : x;  // NaN stays NaN
+  } else if constexpr (Act == activation::gelu_tanh) {
+    // 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))
+    const T inner = T(0.7978845608028654) * (x + T(0.044715) * x * x * x);
+    return T(0.5) * x * (T(1) + tanh_of<Approximate>(inner));
+  } else if constexpr (Act == activation::gelu_erf) {
+    return T(0.5) * x * (T(1) + erf(x * T(0.7071067811865476)));
+  } else if constexpr (Act == activation::silu) {
+    // x sigmoid(x) = 0.5 x (1 + tanh(x / 2)): no overflow for any x, one tanh
+    return T(0.5) * x * (T(1) + tanh_of<Approximate>(T(0.5) * x));
+  } else {
+    return x;
+  }
+}
+
+/// The activation `act` of x, chosen at run time (a branch per value: for kernels that write one value at a time).
 template <bool Approximate, class T>
 __device__ __forceinline__ T activate(activation act, T x) {
   switch (act) {
-    case activation::relu: return x < T(0) ? T(0) : x;  // NaN stays NaN
-    case activation::gelu_tanh: {
-      // 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))
-      const T inner = T(0.7978845608028654) * (x + T(0.044715) * x * x * x);
-      return T(0.5) * x * (T(1) + tanh_of<Approximate>(inner));
-    }
-    case activation::gelu_erf: return T(0.5) * x * (T(1) + erf(x * T(0.7071067811865476)));
-    case activation::silu:
-      // x sigmoid(x) = 0.5 x (1 + tanh(x / 2)): no overflow for any x, one tanh
-      return T(0.5) * x * (T(1) + tanh_of<Approximate>(T(0.5) * x));
+    case activation::relu: return activate_as<activation::relu, Approximate>(x);
+    case activation::gelu_tanh: return activate_as<activation::gelu_tanh, Approximate>(x);
+    case activation::gelu_erf: return activate_as<activation::gelu_erf, Approximate>(x);
+    case activation::silu: return activate_as<activation::silu, Approximate>(x);
     case activation::none: break;
   }
   return x;
@@ -152,6 +166,58 @@ __device__ __forceinline__ ElementC finish(const epilogue_terms<ElementC, Scalar
                                            Scalar beta, ElementC c, bool read_c, int64_t row, int64_t col) {
   const Accumulator v = fused_value(t, acc, alpha, beta, c, read_c, row, col);
   return fused_output(t, detail::activate<(sizeof(ElementC) < 4)>(t.act, v));
+}
+
+/// The activations in three families whose members differ only in constants, so that one copy of a tile's stores
+/// serves each family without a branch per value: piecewise linear (none, relu), the tanh form 0.5 x (1 +
+/// tanh(a x + b x^3)) (gelu_tanh: a = sqrt(2 / pi), b = 0.044715 a; silu: a = 1/2, b = 0), and erf (gelu_erf).
+enum class activation_family : int { linear, tanh_form, erf };
+
+/// The family of an activation.
+__host__ __device__ constexpr activation_family family_of(activation act) {
+  return act == activation::gelu_tanh || act == activation::silu ? activation_family::tanh_form
+         : act == activation::gelu_erf                           ? activation_family::erf
+                                                                 : activation_family::linear;
+}
+
+/// An activation's constants within its family (see activation_family).
+template <class T>
+struct activation_constants {
+  bool relu = false;  ///< linear: max(x, 0) (NaN stays NaN), else x.
+  T a = T(0);         ///< tanh_form: the coefficient of x.
+  T b = T(0);         ///< tanh_form: the coefficient of x^3.
+  /// The constants of `act`.
+  __device__ __forceinline__ explicit activation_constants(activation act) {
+    relu = act == activation::relu;
+    a = act == activation::silu ? T(0.5) : T(0.7978845608028654);
+    b = act == activation::silu ? T(0) : T(0.7978845608028654 * 0.044715);
+  }
+};
+
+namespace detail {
+/// An activation of family Family with its constants (Approximate as for activate()).
+template <activation_family Family, bool Approximate, class T>
+__device__ __forceinline__ T activate_family(const activation_constants<T>& k, T x) {
+  if constexpr (Family == activation_family::tanh_form) {
+    return T(0.5) * x * (T(1) + tanh_of<Approximate>(k.a * x + k.b * x * x * x));
+  } else if constexpr (Family == activation_family::erf) {
+    return activate_as<activation::gelu_erf, Approximate>(x);
+  } else {
+    return k.relu && x < T(0) ? T(0) : x;
+  }
+}
+}  // namespace detail
+
+/// finish() with the activation's family known at compile time (Family must be family_of(t.act), k its constants):
+/// what the sm_90a kernel inlines for each of a tile's accumulators, one copy of its stores per family, so that no
+/// value's code branches.
+template <activation_family Family, class ElementC, class Scalar, class Accumulator>
+__device__ __forceinline__ ElementC finish_family(const epilogue_terms<ElementC, Scalar>& t,
+                                                  const activation_constants<Accumulator>& k, Accumulator acc,
+                                                  Scalar alpha, Scalar beta, ElementC c, bool read_c, int64_t row,
+                                                  int64_t col) {
+  const Accumulator v = fused_value(t, acc, alpha, beta, c, read_c, row, col);
+  return fused_output(t, detail::activate_family<Family, (sizeof(ElementC) < 4)>(k, v));
 }
 
 /// Where a fused epilogue reads the old C of (row, col) when the result goes to `d` + row + col ldd.

@@ -106,6 +106,90 @@ __device__ __forceinline__ int slice_of(int item, int tiles, int k_tiles, int sl
   return slice;
 }
 
+/// The stores of one tile of the Fused kernel (kernel::gemm_tma_wgmma), each accumulator through
+/// device::finish_family with the activation's family known at compile time: the kernel switches on the family once
+/// per tile and calls the copy for it (three copies: device::activation_family). (A switch per value, in the first
+/// version, spread each value's code over half a megabyte of instructions; on an H200 the kernel then took 0.49 ms
+/// at 4096^3 bf16 against 0.16 without an epilogue, with no epilogue terms at all.) A 16-bit C with out.tma_store leaves through the staging tile and TMA stores as the plain
+/// kernel's does; otherwise each lane writes its elements, reading C (from terms.source when D is separate) when
+/// read_c.
+template <class Policy, device::activation_family Family, bool TmaEpilogue, int SplitCount>
+__device__ __forceinline__ void store_fused_tile(const tma_wgmma_output<typename Policy::element_c>& out,
+                                                 const device::epilogue_terms<typename Policy::element_c, float>& terms,
+                                                 const float (&acc)[Policy::block_n / 2],
+                                                 const float (&acc_small)[SplitCount],
+                                                 typename Policy::element_c* c_out, int64_t row0, int64_t col0,
+                                                 int tile_m, int consumer, int warp, int lane, bool read_c,
+                                                 uint8_t* store_tile, bool store_issuer, const CUtensorMap& map_c) {
+#if TGEMM_HAS_WGMMA
+  using element_c = typename Policy::element_c;
+  constexpr int bn = Policy::block_n;
+  const device::activation_constants<float> k(terms.act);
+  if constexpr (TmaEpilogue) {
+    if (out.tma_store) {  // beta = 0 (C not read): as the plain kernel's TMA epilogue, the values through finish_as
+      constexpr int store_columns = Policy::epilogue_store_columns;
+#pragma unroll
+      for (int pass = 0; pass < bn / store_columns; ++pass) {
+        if (store_issuer) arch::tma_store_wait_read<0>();
+        arch::named_barrier_sync(1 + consumer, 128);  // the tile's last copy has read it
+#pragma unroll
+        for (int group = 0; group < store_columns / 16; ++group) {
+          const int j = pass * (store_columns / 8) + 2 * group;
+          uint32_t packed[4];
+#pragma unroll
+          for (int i = 0; i < 4; ++i) {
+            // rows g (+ 8), columns 2t and 2t + 1 of chunk j + i / 2 (arch/wgmma.cuh); TMA clips what lies outside
+            // C, but the vectors must not be read there
+            const int index = 4 * (j + i / 2) + 2 * (i % 2);
+            const int64_t row = row0 + lane / 4 + 8 * (i % 2), col = col0 + 8 * (j + i / 2) + 2 * (lane % 4);
+            float pair[2];
+#pragma unroll
+            for (int e = 0; e < 2; ++e) {
+              pair[e] = row < out.m && col + e < out.n
+                            ? convert<float>(device::finish_family<Family>(terms, k, acc[index + e], out.alpha, 0.0f,
+                                                                            zero<element_c>(), false, row, col + e))
+                            : 0.0f;
+            }
+            packed[i] = pack_pair<element_c>(pair[0], pair[1]);
+          }
+          const int matrix = lane / 8, column = 16 * group + 8 * (matrix / 2) + lane % 8;
+          const int unit = (2 * warp + matrix % 2) ^ (column % 8);
+          arch::stmatrix_x4_transposed(store_tile + column * 128 + unit * 16, packed);
+        }
+        arch::fence_proxy_async_shared();
+        arch::named_barrier_sync(1 + consumer, 128);  // the whole staging tile is written
+        if (store_issuer) {
+          arch::tma_store_2d(&map_c, store_tile, tile_m * Policy::block_m + consumer * 64, int(col0) + pass * store_columns);
+          arch::tma_store_commit();
+        }
+      }
+      return;
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < bn / 8; ++j) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const int64_t row = row0 + lane / 4 + 8 * h, col = col0 + 8 * j + 2 * (lane % 4) + e;
+        if (row < out.m && col < out.n) {
+          const int i = 4 * j + 2 * h + e;
+          float sum = acc[i];
+          if constexpr (Policy::split) sum += acc_small[i];
+          const element_c old = read_c ? *device::source_of(terms, c_out, out.ldc, row, col) : zero<element_c>();
+          c_out[row + col * out.ldc] =
+              device::finish_family<Family>(terms, k, sum, out.alpha, out.beta, old, read_c, row, col);
+        }
+      }
+    }
+  }
+#else
+  (void)out, (void)terms, (void)acc, (void)acc_small, (void)c_out, (void)row0, (void)col0, (void)tile_m, (void)consumer;
+  (void)warp, (void)lane, (void)read_c, (void)store_tile, (void)store_issuer, (void)map_c;
+#endif
+}
+
 /// Persistent: block b computes tiles b, b + gridDim.x, ... of the order wgmma_tile() gives (a grid of one block per
 /// tile computes each once; a grid of one block per multiprocessor overlaps a tile's epilogue with the copies of
 /// the next: the producer runs ahead through the same stage ring, whose phases count on across tiles).
@@ -330,13 +414,23 @@ __global__ void __launch_bounds__(Policy::threads, 1)
       // tile's slices.
       const int64_t row0 = int64_t(tile_m) * Policy::block_m + consumer * 64 + warp * 16;
       const int64_t col0 = int64_t(tile_n) * bn;
-      // A fused epilogue's terms for this product (read here, after the main loop, so that its pointers are not
-      // held in registers through it). Each element below goes through device::finish() inline: the tile kernels'
-      // way (a local array and one call of device::activate_values) cost this kernel's local memory, which misses L1
-      // beside its 200 KiB of shared memory, 20 ns per element of C on an H200 (4096^3 bf16: 0.51 ms against 0.17
-      // without the epilogue), and a register array of activated values spilled.
-      [[maybe_unused]] device::epilogue_terms<element_c, float> terms;
-      if constexpr (Fused) terms = out.terms.product(product);
+      if constexpr (Fused) {
+        // A fused epilogue: its terms for this product (read after the main loop, so that their pointers are not held
+        // in registers through it), and the tile's stores with the activation's family known at compile time (a
+        // switch per tile, not per value: see store_fused_tile).
+        const device::epilogue_terms<element_c, float> terms = out.terms.product(product);
+#define TGEMM_STORE_FUSED_TILE(FAMILY)                                                                             \
+  store_fused_tile<Policy, device::activation_family::FAMILY, tma_epilogue>(                                       \
+      out, terms, acc, acc_small, c_out, row0, col0, tile_m, consumer, warp, lane, read_c, store_tile, store_issuer, \
+      map_c)
+        switch (device::family_of(terms.act)) {  // direct calls (no lambda): the accumulators stay in registers
+          case device::activation_family::tanh_form: TGEMM_STORE_FUSED_TILE(tanh_form); break;
+          case device::activation_family::erf: TGEMM_STORE_FUSED_TILE(erf); break;
+          default: TGEMM_STORE_FUSED_TILE(linear); break;
+        }
+#undef TGEMM_STORE_FUSED_TILE
+        continue;
+      }
       if constexpr (tma_epilogue) {
         if (out.tma_store) {
           const float alpha = out.alpha;
@@ -355,22 +449,7 @@ __global__ void __launch_bounds__(Policy::threads, 1)
 #pragma unroll
               for (int i = 0; i < 4; ++i) {
                 const int index = 4 * (j + i / 2) + 2 * (i % 2);
-                if constexpr (Fused) {
-                  // rows g (+ 8) and columns 2t, 2t + 1 of chunk j + i / 2 (arch/wgmma.cuh); TMA clips what lies
-                  // outside C, but the vectors must not be read there
-                  const int64_t row = row0 + lane / 4 + 8 * (i % 2), col = col0 + 8 * (j + i / 2) + 2 * (lane % 4);
-                  float pair[2];
-#pragma unroll
-                  for (int e = 0; e < 2; ++e) {
-                    pair[e] = row < out.m && col + e < out.n
-                                  ? convert<float>(device::finish(terms, acc[index + e], alpha, 0.0f,
-                                                                  zero<element_c>(), false, row, col + e))
-                                  : 0.0f;
-                  }
-                  packed[i] = pack_pair<element_c>(pair[0], pair[1]);
-                } else {
-                  packed[i] = pack_pair<element_c>(alpha * acc[index], alpha * acc[index + 1]);
-                }
+                packed[i] = pack_pair<element_c>(alpha * acc[index], alpha * acc[index + 1]);
               }
               const int matrix = lane / 8, column = 16 * group + 8 * (matrix / 2) + lane % 8;
               const int unit = (2 * warp + matrix % 2) ^ (column % 8);
@@ -444,13 +523,8 @@ __global__ void __launch_bounds__(Policy::threads, 1)
               const int i = 4 * j + 2 * h + e;
               float sum = acc[i];
               if constexpr (Policy::split) sum += acc_small[i];
-              if constexpr (Fused) {
-                const element_c old = read_c ? *device::source_of(terms, c_out, out.ldc, row, col) : zero<element_c>();
-                *c = device::finish(terms, sum, out.alpha, out.beta, old, read_c, row, col);
-              } else {
-                const float scaled = out.alpha * sum;
-                *c = convert<element_c>(read_c ? scaled + out.beta * convert<float>(*c) : scaled);
-              }
+              const float scaled = out.alpha * sum;
+              *c = convert<element_c>(read_c ? scaled + out.beta * convert<float>(*c) : scaled);
             }
           }
         }
