@@ -375,6 +375,13 @@ TEST_CASE("TGEMM_PRINT_PLAN's text names every step", "[plan]") {
   REQUIRE(text.find("gemm tiny_m") != std::string::npos);
   REQUIRE(text.find("reduce") != std::string::npos);
   REQUIRE(std::count(text.begin(), text.end(), '\n') == 1 + p.step_count);
+  REQUIRE(text.find("fused epilogue") == std::string::npos);
+  // A call with a tgemm::epilogue runs the same steps on the fused kernels, and says so on the first line.
+  plan fused = p;
+  fused.fused = true;
+  const std::string fused_text = tgemm::detail::describe(fused, &values, "float", 4097, 4097, 4097);
+  REQUIRE(fused_text.find("split-K, fused epilogue\n") != std::string::npos);
+  REQUIRE(fused_text.substr(fused_text.find('\n')) == text.substr(text.find('\n')));
 }
 
 namespace {
