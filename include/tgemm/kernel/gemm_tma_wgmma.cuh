@@ -110,9 +110,9 @@ __device__ __forceinline__ int slice_of(int item, int tiles, int k_tiles, int sl
 /// device::finish_family with the activation's family known at compile time: the kernel switches on the family once
 /// per tile and calls the copy for it (three copies: device::activation_family). (A switch per value, in the first
 /// version, spread each value's code over half a megabyte of instructions; on an H200 the kernel then took 0.49 ms
-/// at 4096^3 bf16 against 0.16 without an epilogue, with no epilogue terms at all.) A 16-bit C with out.tma_store leaves through the staging tile and TMA stores as the plain
-/// kernel's does; otherwise each lane writes its elements, reading C (from terms.source when D is separate) when
-/// read_c.
+/// at 4096^3 bf16 against 0.16 without an epilogue, with no epilogue terms at all.) A 16-bit C with out.tma_store
+/// leaves through the staging tile and TMA stores as the plain kernel's does; otherwise each lane writes its
+/// elements, reading C (from terms.source when D is separate) when read_c.
 template <class Policy, device::activation_family Family, bool TmaEpilogue, int SplitCount>
 __device__ __forceinline__ void store_fused_tile(const tma_wgmma_output<typename Policy::element_c>& out,
                                                  const device::epilogue_terms<typename Policy::element_c, float>& terms,
@@ -199,9 +199,9 @@ __device__ __forceinline__ void store_fused_tile(const tma_wgmma_output<typename
 /// SlicedK: the blocks walk (slice, tile) work items instead of tiles, each the product of one slice of k written to
 /// its own partial C (out.c + slice x out.slice_stride; the planner passes alpha = 1, beta = 0 and a float C, and a
 /// reduction adds the slices). A separate instantiation, so that the unsplit kernel's code stays as it was.
-/// Fused (unsplit only): every element written goes through device::fused_value, one device::activate_values call
-/// per tile and device::fused_output (tgemm::epilogue; the staged 16-bit path is left to the plain kernel);
-/// another instantiation, for the same reason.
+/// Fused (unsplit only): the tile's stores apply a fused epilogue (out.terms, tgemm::epilogue) through
+/// store_fused_tile; another instantiation, for the same reason (the plain kernel's staged 16-bit path is not used by
+/// it).
 template <class Policy, op OpA, op OpB, bool SlicedK = false, bool Fused = false>
 __global__ void __launch_bounds__(Policy::threads, 1)
     gemm_tma_wgmma(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
