@@ -195,29 +195,87 @@ struct activation_constants {
 };
 
 namespace detail {
-/// An activation of family Family with its constants (Approximate as for activate()).
+/// An activation of family Family with its constants (Approximate as for activate()); the linear family's relu is
+/// the caller's (preloaded_bounds folds it into the clamp).
 template <activation_family Family, bool Approximate, class T>
 __device__ __forceinline__ T activate_family(const activation_constants<T>& k, T x) {
   if constexpr (Family == activation_family::tanh_form) {
-    return T(0.5) * x * (T(1) + tanh_of<Approximate>(k.a * x + k.b * x * x * x));
+    const T half = T(0.5) * x;  // a x + b x^3 as x (a + b x^2): three operations
+    return half + half * tanh_of<Approximate>(x * (k.a + k.b * (x * x)));
   } else if constexpr (Family == activation_family::erf) {
     return activate_as<activation::gelu_erf, Approximate>(x);
   } else {
-    return k.relu && x < T(0) ? T(0) : x;
+    return x;
   }
+}
+
+/// min(max(x, lower), upper) for lower <= upper, NaN staying NaN (fminf and fmaxf would drop it): two instructions
+/// on sm_80 and newer.
+__device__ __forceinline__ float clamp_keeping_nan(float x, float lower, float upper) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  float y;
+  asm("max.NaN.f32 %0, %1, %2;" : "=f"(y) : "f"(x), "f"(lower));
+  asm("min.NaN.f32 %0, %0, %1;" : "+f"(y) : "f"(upper));
+  return y;
+#else
+  return x < lower ? lower : (x > upper ? upper : x);
+#endif
 }
 }  // namespace detail
 
-/// finish() with the activation's family known at compile time (Family must be family_of(t.act), k its constants):
-/// what the sm_90a kernel inlines for each of a tile's accumulators, one copy of its stores per family, so that no
-/// value's code branches.
-template <activation_family Family, class ElementC, class Scalar, class Accumulator>
-__device__ __forceinline__ ElementC finish_family(const epilogue_terms<ElementC, Scalar>& t,
-                                                  const activation_constants<Accumulator>& k, Accumulator acc,
-                                                  Scalar alpha, Scalar beta, ElementC c, bool read_c, int64_t row,
-                                                  int64_t col) {
-  const Accumulator v = fused_value(t, acc, alpha, beta, c, read_c, row, col);
-  return fused_output(t, detail::activate_family<Family, (sizeof(ElementC) < 4)>(k, v));
+/// A row's or column's factor and bias, read once for the many elements that use them (the sm_90a kernel's stores):
+/// a missing vector, or an index at or beyond `extent`, reads as factor 1 and bias -0, which change no value.
+template <class T>
+struct preloaded_terms {
+  T scale = T(1);    ///< The row's (column's) factor.
+  T bias = T(-0.0);  ///< The row's (column's) bias.
+};
+
+/// Row `row`'s factor and bias (see preloaded_terms).
+template <class T, class ElementC, class Scalar>
+__device__ __forceinline__ preloaded_terms<T> row_terms(const epilogue_terms<ElementC, Scalar>& t, int64_t row,
+                                                        int64_t rows) {
+  preloaded_terms<T> r;
+  const bool inside = row < rows;
+  if (t.row_scale && inside) r.scale = T(t.row_scale[row]);
+  if (t.row_bias && inside) r.bias = convert<T>(t.row_bias[row]);
+  return r;
+}
+
+/// Column `col`'s factor and bias (see preloaded_terms).
+template <class T, class ElementC, class Scalar>
+__device__ __forceinline__ preloaded_terms<T> column_terms(const epilogue_terms<ElementC, Scalar>& t, int64_t col,
+                                                           int64_t columns) {
+  preloaded_terms<T> r;
+  const bool inside = col < columns;
+  if (t.column_scale && inside) r.scale = T(t.column_scale[col]);
+  if (t.column_bias && inside) r.bias = convert<T>(t.column_bias[col]);
+  return r;
+}
+
+/// The bounds a tile's stores clamp to: the terms' clamp (else the whole line), with relu folded in as a lower bound
+/// of 0 (max(max(x, 0), lower) = max(x, max(0, lower)), NaN kept), so that the linear family is a clamp alone.
+struct preloaded_bounds {
+  float lower;  ///< Results below become lower.
+  float upper;  ///< Results above become upper.
+  /// The bounds of `t`, whose activation's constants are `k`.
+  template <class ElementC>
+  __device__ __forceinline__ preloaded_bounds(const epilogue_terms<ElementC, float>& t,
+                                              const activation_constants<float>& k) {
+    lower = t.clamp ? t.lower : -__int_as_float(0x7f800000);
+    upper = t.clamp ? t.upper : __int_as_float(0x7f800000);
+    if (k.relu) lower = lower > 0.0f ? lower : 0.0f;
+  }
+};
+
+/// One result of a fused epilogue from preloaded terms, before its rounding to C's type: v (the caller's
+/// acc (alpha row.scale column.scale) + (row.bias + column.bias) [+ beta c]) activated by family Family (no branch)
+/// and clamped. What the sm_90a kernel inlines for each of a thread's 64 to 128 accumulators, so about a dozen
+/// instructions. Approximate: C is 16-bit (see detail::tanh_of).
+template <activation_family Family, bool Approximate>
+__device__ __forceinline__ float finish_preloaded(const activation_constants<float>& k, const preloaded_bounds& bounds,
+                                                  float v) {
+  return detail::clamp_keeping_nan(detail::activate_family<Family, Approximate>(k, v), bounds.lower, bounds.upper);
 }
 
 /// Where a fused epilogue reads the old C of (row, col) when the result goes to `d` + row + col ldd.

@@ -106,13 +106,15 @@ __device__ __forceinline__ int slice_of(int item, int tiles, int k_tiles, int sl
   return slice;
 }
 
-/// The stores of one tile of the Fused kernel (kernel::gemm_tma_wgmma), each accumulator through
-/// device::finish_family with the activation's family known at compile time: the kernel switches on the family once
-/// per tile and calls the copy for it (three copies: device::activation_family). (A switch per value, in the first
-/// version, spread each value's code over half a megabyte of instructions; on an H200 the kernel then took 0.49 ms
-/// at 4096^3 bf16 against 0.16 without an epilogue, with no epilogue terms at all.) A 16-bit C with out.tma_store
-/// leaves through the staging tile and TMA stores as the plain kernel's does; otherwise each lane writes its
-/// elements, reading C (from terms.source when D is separate) when read_c.
+/// The stores of one tile of the Fused kernel (kernel::gemm_tma_wgmma), with the activation's family known at compile
+/// time: the kernel switches on the family once per tile and calls the copy for it (three copies:
+/// device::activation_family; a switch per value, in the first version, spread each value's code over half a
+/// megabyte of instructions). Each value's code is kept to about a dozen instructions, since a thread writes 64 to 128
+/// of them: the thread's two rows' factors (alpha folded in) and biases are read once per tile, its columns' once per
+/// 16 (8) columns, before the stores, so that no load waits behind a store (device::preloaded_terms); each value is
+/// then one multiply-add, the activation and a clamp (device::finish_preloaded). A 16-bit C with out.tma_store leaves
+/// through the staging tile and TMA stores as the plain kernel's does; otherwise each lane writes its elements,
+/// reading C (from terms.source when D is separate) when read_c.
 template <class Policy, device::activation_family Family, bool TmaEpilogue, int SplitCount>
 __device__ __forceinline__ void store_fused_tile(const tma_wgmma_output<typename Policy::element_c>& out,
                                                  const device::epilogue_terms<typename Policy::element_c, float>& terms,
@@ -124,9 +126,20 @@ __device__ __forceinline__ void store_fused_tile(const tma_wgmma_output<typename
 #if TGEMM_HAS_WGMMA
   using element_c = typename Policy::element_c;
   constexpr int bn = Policy::block_n;
+  constexpr bool approximate = sizeof(element_c) < 4;
   const device::activation_constants<float> k(terms.act);
+  const device::preloaded_bounds bounds(terms, k);
+  // Rows g and g + 8 of the warp's 16 (arch/wgmma.cuh's accumulator layout), with alpha in their factors.
+  device::preloaded_terms<float> rows[2];
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    rows[h] = device::row_terms<float>(terms, row0 + lane / 4 + 8 * h, out.m);
+    rows[h].scale *= out.alpha;
+  }
+  // The thread's columns of 8-column chunk j: col0 + 8 j + 2 (lane % 4) + e, e = 0, 1.
+  const int64_t lane_col = col0 + 2 * (lane % 4);
   if constexpr (TmaEpilogue) {
-    if (out.tma_store) {  // beta = 0 (C not read): as the plain kernel's TMA epilogue, the values through finish_as
+    if (out.tma_store) {  // beta = 0 (C not read): as the plain kernel's TMA epilogue (rows outside C are clipped)
       constexpr int store_columns = Policy::epilogue_store_columns;
 #pragma unroll
       for (int pass = 0; pass < bn / store_columns; ++pass) {
@@ -135,20 +148,21 @@ __device__ __forceinline__ void store_fused_tile(const tma_wgmma_output<typename
 #pragma unroll
         for (int group = 0; group < store_columns / 16; ++group) {
           const int j = pass * (store_columns / 8) + 2 * group;
+          device::preloaded_terms<float> cols[2][2];  // chunks j and j + 1, columns e = 0, 1
+#pragma unroll
+          for (int q = 0; q < 2; ++q) {
+#pragma unroll
+            for (int e = 0; e < 2; ++e) cols[q][e] = device::column_terms<float>(terms, lane_col + 8 * (j + q) + e, out.n);
+          }
           uint32_t packed[4];
 #pragma unroll
-          for (int i = 0; i < 4; ++i) {
-            // rows g (+ 8), columns 2t and 2t + 1 of chunk j + i / 2 (arch/wgmma.cuh); TMA clips what lies outside
-            // C, but the vectors must not be read there
-            const int index = 4 * (j + i / 2) + 2 * (i % 2);
-            const int64_t row = row0 + lane / 4 + 8 * (i % 2), col = col0 + 8 * (j + i / 2) + 2 * (lane % 4);
+          for (int i = 0; i < 4; ++i) {  // rows g (+ 8), columns 2t and 2t + 1 of chunk j + i / 2
+            const int q = i / 2, h = i % 2, index = 4 * (j + q) + 2 * h;
             float pair[2];
 #pragma unroll
             for (int e = 0; e < 2; ++e) {
-              pair[e] = row < out.m && col + e < out.n
-                            ? convert<float>(device::finish_family<Family>(terms, k, acc[index + e], out.alpha, 0.0f,
-                                                                            zero<element_c>(), false, row, col + e))
-                            : 0.0f;
+              const float v = fmaf(acc[index + e], rows[h].scale * cols[q][e].scale, rows[h].bias + cols[q][e].bias);
+              pair[e] = device::finish_preloaded<Family, approximate>(k, bounds, v);
             }
             packed[i] = pack_pair<element_c>(pair[0], pair[1]);
           }
@@ -168,18 +182,22 @@ __device__ __forceinline__ void store_fused_tile(const tma_wgmma_output<typename
   }
 #pragma unroll
   for (int j = 0; j < bn / 8; ++j) {
+    device::preloaded_terms<float> cols[2];
+#pragma unroll
+    for (int e = 0; e < 2; ++e) cols[e] = device::column_terms<float>(terms, lane_col + 8 * j + e, out.n);
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
-        const int64_t row = row0 + lane / 4 + 8 * h, col = col0 + 8 * j + 2 * (lane % 4) + e;
+        const int64_t row = row0 + lane / 4 + 8 * h, col = lane_col + 8 * j + e;
         if (row < out.m && col < out.n) {
           const int i = 4 * j + 2 * h + e;
           float sum = acc[i];
           if constexpr (Policy::split) sum += acc_small[i];
-          const element_c old = read_c ? *device::source_of(terms, c_out, out.ldc, row, col) : zero<element_c>();
-          c_out[row + col * out.ldc] =
-              device::finish_family<Family>(terms, k, sum, out.alpha, out.beta, old, read_c, row, col);
+          float bias = rows[h].bias + cols[e].bias;
+          if (read_c) bias = fmaf(out.beta, convert<float>(*device::source_of(terms, c_out, out.ldc, row, col)), bias);
+          const float v = fmaf(sum, rows[h].scale * cols[e].scale, bias);
+          c_out[row + col * out.ldc] = convert<element_c>(device::finish_preloaded<Family, approximate>(k, bounds, v));
         }
       }
     }
