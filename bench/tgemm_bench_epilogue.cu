@@ -1,6 +1,6 @@
 // tgemm's fused epilogue (tgemm::epilogue: bias + GELU) against cuBLASLt's (CUBLASLT_EPILOGUE_GELU_BIAS), bf16 and
-// float (strict FP32), timed side by side in one process; the plain products (tgemm::gemm(), cuBLASLt's default
-// epilogue) beside them.
+// float (strict FP32), timed side by side in one process; the bias alone (CUBLASLT_EPILOGUE_BIAS) and the plain
+// products (tgemm::gemm(), cuBLASLt's default epilogue) beside them.
 //
 // Usage: tgemm_bench_epilogue [--reps N] [--out DIR]
 //   --reps   timed repetitions per pair (default 30).
@@ -8,9 +8,9 @@
 //
 // What is measured: D = GELU(A B + bias) with A (m x k), B (k x n) and D (m x n) of one type, column-major, bias one
 // element per row of D (cuBLASLt's bias vector), GELU's tanh form (cuBLASLt's), alpha 1, beta 0; cuBLASLt with
-// CUBLAS_COMPUTE_32F and its first heuristic algorithm for the epilogue (and, for the plain row, for the default
-// epilogue). Shapes, bf16: 4096^3, 8192^3 and 16384 x 4096 x 1024 (the issue's figures; tgemm's sm_90a kernel),
-// 256 x 4096 x 4096 (its mma.sync tiles); float: 4096^3 (its SIMT tiles).
+// CUBLAS_COMPUTE_32F and its first heuristic algorithm for each epilogue (bias + GELU, bias, default). Shapes,
+// bf16: 4096^3, 8192^3 and 16384 x 4096 x 1024 (the issue's figures; tgemm's sm_90a kernel), 256 x 4096 x 4096 (its
+// mma.sync tiles); float: 4096^3 (its SIMT tiles).
 //
 // Timing rules: normal random operands (mean 0, stddev 1, fixed seed) made on the host, rounded to bf16; enough
 // operand sets that one pass exceeds twice the L2 (at most 8), consecutive launches on consecutive sets. Before
@@ -158,23 +158,27 @@ void run_shapes(cublasLtHandle_t handle, int l2, int reps, std::ofstream& csv,
     TGEMM_CHECK_CUDA(cudaMalloc(&d_lt, size_t(m * n) * sizeof(T)));
     tgemm::epilogue<T> ep;
     ep.row_bias = bias, ep.act = tgemm::activation::gelu_tanh;
+    tgemm::epilogue<T> ep_bias;
+    ep_bias.row_bias = bias;
     const lt_matmul fused(handle, type, m, n, k, CUBLASLT_EPILOGUE_GELU_BIAS, bias);
+    const lt_matmul fused_bias(handle, type, m, n, k, CUBLASLT_EPILOGUE_BIAS, bias);
     const lt_matmul plain(handle, type, m, n, k, CUBLASLT_EPILOGUE_DEFAULT, nullptr);
     int turn = 0;
-    const auto tgemm_call = [&](bool with_epilogue) {
+    // kind 0: bias + GELU, 1: bias alone, 2: no epilogue.
+    const auto tgemm_call = [&](int kind) {
       const int i = turn % sets;
       const tgemm::status st =
-          with_epilogue ? tgemm::gemm(tgemm::layout::col_major, tgemm::op::none, tgemm::op::none, m, n, k, 1.0f, a[i], m,
-                                      b[i], k, 0.0f, d_tgemm, m, ep)
-                        : tgemm::gemm(tgemm::layout::col_major, tgemm::op::none, tgemm::op::none, m, n, k, 1.0f, a[i], m,
-                                      b[i], k, 0.0f, d_tgemm, m);
+          kind < 2 ? tgemm::gemm(tgemm::layout::col_major, tgemm::op::none, tgemm::op::none, m, n, k, 1.0f, a[i], m,
+                                 b[i], k, 0.0f, d_tgemm, m, kind == 0 ? ep : ep_bias)
+                   : tgemm::gemm(tgemm::layout::col_major, tgemm::op::none, tgemm::op::none, m, n, k, 1.0f, a[i], m,
+                                 b[i], k, 0.0f, d_tgemm, m);
       if (st != tgemm::status::success) {
         std::fprintf(stderr, "tgemm::gemm failed: %s\n", tgemm::last_error().message.c_str());
         std::exit(2);
       }
     };
     // Same inputs, both fused: compare D.
-    tgemm_call(true);
+    tgemm_call(0);
     fused.run(a[0], b[0], d_lt);
     TGEMM_CHECK_CUDA(cudaDeviceSynchronize());
     {
@@ -198,19 +202,19 @@ void run_shapes(cublasLtHandle_t handle, int l2, int reps, std::ofstream& csv,
       csv << type_name << "," << m << "," << n << "," << k << "," << name << "," << r.tgemm_ms << "," << r.lt_ms << ","
           << t << "," << l << "," << t / l << "," << 100.0 * t / peak << "\n";
     };
-    for (const bool with_epilogue : {true, false}) {
-      const lt_matmul& lt = with_epilogue ? fused : plain;
+    for (const int kind : {0, 1, 2}) {
+      const lt_matmul& lt = kind == 0 ? fused : kind == 1 ? fused_bias : plain;
       const tgemm::test::paired_medians p = tgemm::test::interleaved_medians(
           [&](bool first) {
             if (first) {
-              tgemm_call(with_epilogue);
+              tgemm_call(kind);
             } else {
               lt.run(a[turn % sets], b[turn % sets], d_lt);
             }
             if (!first) ++turn;
           },
           reps, 3);
-      row_out(with_epilogue ? "bias+gelu" : "plain", measured{p.first_ms, p.second_ms});
+      row_out(kind == 0 ? "bias+gelu" : kind == 1 ? "bias" : "plain", measured{p.first_ms, p.second_ms});
     }
     for (int i = 0; i < sets; ++i) cudaFree(a[i]), cudaFree(b[i]);
     cudaFree(bias), cudaFree(d_tgemm), cudaFree(d_lt);

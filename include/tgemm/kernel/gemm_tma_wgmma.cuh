@@ -110,14 +110,16 @@ __device__ __forceinline__ int slice_of(int item, int tiles, int k_tiles, int sl
 /// time: the kernel switches on the family once per tile and calls the copy for it (three copies:
 /// device::activation_family; a switch per value, in the first version, spread each value's code over half a
 /// megabyte of instructions). Each value's code is kept to about a dozen instructions, since a thread writes 64 to 128
-/// of them: the thread's two rows' factors (alpha folded in) and biases are read once per tile, its columns' once per
-/// 16 (8) columns, before the stores, so that no load waits behind a store (device::preloaded_terms); each value is
-/// then one multiply-add, the activation and a clamp (device::finish_preloaded). A 16-bit C with out.tma_store leaves
+/// of them: `rows` holds the factors (alpha folded in) and biases of the thread's two rows, g and g + 8 of its warp's
+/// 16 (the kernel reads them before the tile's main loop), and its columns' are read once per 16 (8) columns, before
+/// the stores (device::preloaded_terms); each value is then one multiply-add, the activation and a clamp
+/// (device::finish_preloaded). A 16-bit C with out.tma_store leaves
 /// through the staging tile and TMA stores as the plain kernel's does; otherwise each lane writes its elements,
 /// reading C (from terms.source when D is separate) when read_c.
 template <class Policy, device::activation_family Family, bool TmaEpilogue, int SplitCount>
 __device__ __forceinline__ void store_fused_tile(const tma_wgmma_output<typename Policy::element_c>& out,
                                                  const device::epilogue_terms<typename Policy::element_c, float>& terms,
+                                                 const device::preloaded_terms<float> (&rows)[2],
                                                  const float (&acc)[Policy::block_n / 2],
                                                  const float (&acc_small)[SplitCount],
                                                  typename Policy::element_c* c_out, int64_t row0, int64_t col0,
@@ -129,15 +131,9 @@ __device__ __forceinline__ void store_fused_tile(const tma_wgmma_output<typename
   constexpr bool approximate = sizeof(element_c) < 4;
   const device::activation_constants<float> k(terms.act);
   const device::preloaded_bounds bounds(terms, k);
-  // Rows g and g + 8 of the warp's 16 (arch/wgmma.cuh's accumulator layout), with alpha in their factors.
-  device::preloaded_terms<float> rows[2];
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    rows[h] = device::row_terms<float>(terms, row0 + lane / 4 + 8 * h, out.m);
-    rows[h].scale *= out.alpha;
-  }
   // The thread's columns of 8-column chunk j: col0 + 8 j + 2 (lane % 4) + e, e = 0, 1.
   const int64_t lane_col = col0 + 2 * (lane % 4);
+  const device::column_terms_from<element_c> columns(terms, lane_col, out.n);
   if constexpr (TmaEpilogue) {
     if (out.tma_store) {  // beta = 0 (C not read): as the plain kernel's TMA epilogue (rows outside C are clipped)
       constexpr int store_columns = Policy::epilogue_store_columns;
@@ -152,7 +148,7 @@ __device__ __forceinline__ void store_fused_tile(const tma_wgmma_output<typename
 #pragma unroll
           for (int q = 0; q < 2; ++q) {
 #pragma unroll
-            for (int e = 0; e < 2; ++e) cols[q][e] = device::column_terms<float>(terms, lane_col + 8 * (j + q) + e, out.n);
+            for (int e = 0; e < 2; ++e) cols[q][e] = columns.at(8 * (j + q) + e);
           }
           uint32_t packed[4];
 #pragma unroll
@@ -180,24 +176,38 @@ __device__ __forceinline__ void store_fused_tile(const tma_wgmma_output<typename
       return;
     }
   }
+  // Each lane writes its elements: rows g and g + 8, where they start in C at the thread's first column (and in the
+  // C that beta scales: terms.source when D is separate), so that each element costs a 32-bit comparison of its
+  // column and one address step rather than 64-bit index arithmetic.
+  const int64_t ld_source = terms.source ? terms.ld_source : out.ldc;
+  bool row_inside[2];
+  element_c* c_row[2];
+  const element_c* source_row[2];
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int64_t row = row0 + lane / 4 + 8 * h;
+    row_inside[h] = row < out.m;
+    c_row[h] = c_out + row + lane_col * out.ldc;
+    source_row[h] = terms.source ? terms.source + row + lane_col * ld_source : c_row[h];
+  }
 #pragma unroll
   for (int j = 0; j < bn / 8; ++j) {
     device::preloaded_terms<float> cols[2];
 #pragma unroll
-    for (int e = 0; e < 2; ++e) cols[e] = device::column_terms<float>(terms, lane_col + 8 * j + e, out.n);
+    for (int e = 0; e < 2; ++e) cols[e] = columns.at(8 * j + e);
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
-        const int64_t row = row0 + lane / 4 + 8 * h, col = lane_col + 8 * j + e;
-        if (row < out.m && col < out.n) {
+        const int offset = 8 * j + e;  // the column, from lane_col
+        if (row_inside[h] && offset < columns.left) {
           const int i = 4 * j + 2 * h + e;
           float sum = acc[i];
           if constexpr (Policy::split) sum += acc_small[i];
           float bias = rows[h].bias + cols[e].bias;
-          if (read_c) bias = fmaf(out.beta, convert<float>(*device::source_of(terms, c_out, out.ldc, row, col)), bias);
+          if (read_c) bias = fmaf(out.beta, convert<float>(source_row[h][offset * ld_source]), bias);
           const float v = fmaf(sum, rows[h].scale * cols[e].scale, bias);
-          c_out[row + col * out.ldc] = convert<element_c>(device::finish_preloaded<Family, approximate>(k, bounds, v));
+          c_row[h][offset * out.ldc] = convert<element_c>(device::finish_preloaded<Family, approximate>(k, bounds, v));
         }
       }
     }
@@ -363,6 +373,21 @@ __global__ void __launch_bounds__(Policy::threads, 1)
       // (on an H200 at k = 1024: 12x strict FP32's error with every product in one accumulator, 4x with the cross
       // products apart). There each stage's big products start afresh in `part` and are added to acc in FP32, and
       // the cross products (2^-11 of them) sum in acc_small; the sums meet in the epilogue.
+      // The warp's first row and the tile's first column.
+      const int64_t row0 = int64_t(tile_m) * Policy::block_m + consumer * 64 + warp * 16;
+      const int64_t col0 = int64_t(tile_n) * bn;
+      // A fused epilogue: the factors (alpha folded in) and biases of this thread's rows of the tile (rows g and g + 8
+      // of the warp's 16: arch/wgmma.cuh's accumulator layout), read before the main loop so that their latency
+      // hides behind it (four registers; the terms' pointers are read again after it).
+      [[maybe_unused]] device::preloaded_terms<float> fused_rows[2];
+      if constexpr (Fused) {
+        const device::epilogue_terms<element_c, float> terms = out.terms.product(product);
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          fused_rows[h] = device::row_terms<float>(terms, row0 + lane / 4 + 8 * h, out.m);
+          fused_rows[h].scale *= out.alpha;
+        }
+      }
       constexpr int split_count = Policy::split ? bn / 2 : 1;
       float acc[bn / 2], part[split_count], acc_small[split_count];
 #pragma unroll
@@ -428,10 +453,7 @@ __global__ void __launch_bounds__(Policy::threads, 1)
         }
         if (threadIdx.x % 128 == 0) arch::mbarrier_arrive(&empty[s]);
       }
-      // The warp's first row and the tile's first column. The producer meanwhile fills the stages with the next
-      // tile's slices.
-      const int64_t row0 = int64_t(tile_m) * Policy::block_m + consumer * 64 + warp * 16;
-      const int64_t col0 = int64_t(tile_n) * bn;
+      // The producer meanwhile fills the stages with the next tile's slices.
       if constexpr (Fused) {
         // A fused epilogue: its terms for this product (read after the main loop, so that their pointers are not held
         // in registers through it), and the tile's stores with the activation's family known at compile time (a
@@ -439,8 +461,8 @@ __global__ void __launch_bounds__(Policy::threads, 1)
         const device::epilogue_terms<element_c, float> terms = out.terms.product(product);
 #define TGEMM_STORE_FUSED_TILE(FAMILY)                                                                             \
   store_fused_tile<Policy, device::activation_family::FAMILY, tma_epilogue>(                                       \
-      out, terms, acc, acc_small, c_out, row0, col0, tile_m, consumer, warp, lane, read_c, store_tile, store_issuer, \
-      map_c)
+      out, terms, fused_rows, acc, acc_small, c_out, row0, col0, tile_m, consumer, warp, lane, read_c, store_tile,   \
+      store_issuer, map_c)
         switch (device::family_of(terms.act)) {  // direct calls (no lambda): the accumulators stay in registers
           case device::activation_family::tanh_form: TGEMM_STORE_FUSED_TILE(tanh_form); break;
           case device::activation_family::erf: TGEMM_STORE_FUSED_TILE(erf); break;
