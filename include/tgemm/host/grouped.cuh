@@ -43,7 +43,7 @@ struct gemm_group {
 
 namespace detail {
 TGEMM_BEGIN_DISPATCH_NAMESPACE
-/// Group `index` through tgemm::gemm() (with its epilogue, if any): planning only when size_only is set.
+/// One group through tgemm::gemm() (with its epilogue, if any): planning only, when size_only is set.
 template <class TA, class TB, class TC>
 status gemm_one_group(layout order, const gemm_group<TA, TB, TC>& g, cudaStream_t stream, const workspace* ws,
                       size_t* size_only, const options& opts) {
