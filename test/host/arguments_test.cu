@@ -764,3 +764,52 @@ TEST_CASE("fused epilogue: each bad member has its own status and message, befor
   REQUIRE(tgemm::last_error().message.find("epilogue.stride_d = 19 makes the products' D overlap") !=
           std::string::npos);
 }
+
+TEST_CASE("grouped: a bad count, null groups or a bad group has its status, the group named, before any device work",
+          "[arguments][grouped]") {
+  const call_args x;
+  // Groups 0 and 1 are empty (m = 0, n = 0: success before asking for a device), so the call reaches group 2
+  // without a GPU; group 2 is x unless a case changes it.
+  std::vector<tgemm::gemm_group<float>> groups(3);
+  for (tgemm::gemm_group<float>& g : groups) {
+    g.m = x.m, g.n = x.n, g.k = x.k, g.a = x.a, g.lda = x.lda, g.b = x.b, g.ldb = x.ldb, g.c = x.c, g.ldc = x.ldc;
+  }
+  groups[0].m = 0, groups[1].n = 0;
+  groups[0].a = groups[0].b = groups[1].a = groups[1].b = nullptr, groups[0].c = groups[1].c = nullptr;
+
+  reset_last_error();
+  REQUIRE(tgemm::gemm_grouped(layout::col_major, groups.data(), -1) == status::invalid_dimension);
+  REQUIRE(tgemm::last_error().message.find("group_count = -1 is negative") != std::string::npos);
+  REQUIRE(tgemm::gemm_grouped<float, float, float>(layout::col_major, nullptr, 2) == status::null_pointer);
+  REQUIRE(tgemm::last_error().message.find("groups is null") != std::string::npos);
+  reset_last_error();
+  REQUIRE(tgemm::gemm_grouped<float, float, float>(layout::col_major, nullptr, 0) == status::success);
+  REQUIRE(tgemm::gemm_grouped(layout::col_major, groups.data(), 2) == status::success);  // only the empty ones
+  REQUIRE(tgemm::last_error().code == status::success);
+  size_t bytes = 1;
+  REQUIRE(tgemm::gemm_grouped_workspace_size(layout::col_major, groups.data(), 2, bytes) == status::success);
+  REQUIRE(bytes == 0);
+
+  groups[2].lda = 3;  // below m = 4
+  REQUIRE(tgemm::gemm_grouped(layout::col_major, groups.data(), 3) == status::invalid_leading_dimension);
+  INFO(tgemm::last_error().message);
+  REQUIRE(tgemm::last_error().message.rfind("groups[2]: ", 0) == 0);
+  REQUIRE(tgemm::last_error().message.find("lda = 3") != std::string::npos);
+  REQUIRE(tgemm::gemm_grouped_workspace_size(layout::col_major, groups.data(), 3, bytes) ==
+          status::invalid_leading_dimension);
+
+  groups[2].lda = x.lda, groups[2].c = nullptr, groups[2].beta = 1.0f;  // C must be read
+  REQUIRE(tgemm::gemm_grouped(layout::col_major, groups.data(), 3) == status::null_pointer);
+  REQUIRE(tgemm::last_error().message.rfind("groups[2]: ", 0) == 0);
+
+  tgemm::epilogue<float> ep;
+  ep.clamp_min = 2, ep.clamp_max = 1;
+  groups[2].c = x.c, groups[2].beta = 0.0f, groups[2].ep = &ep;
+  REQUIRE(tgemm::gemm_grouped(layout::col_major, groups.data(), 3) == status::invalid_epilogue);
+  REQUIRE(tgemm::last_error().message.rfind("groups[2]: ", 0) == 0);
+  REQUIRE(tgemm::last_error().message.find("clamp_min = 2 and clamp_max = 1") != std::string::npos);
+
+  groups[2].ep = nullptr, groups[2].op_a = static_cast<op>(7);
+  REQUIRE(tgemm::gemm_grouped(layout::col_major, groups.data(), 3) == status::invalid_op);
+  REQUIRE(tgemm::last_error().message.rfind("groups[2]: ", 0) == 0);
+}
