@@ -224,7 +224,7 @@ __device__ __forceinline__ float clamp_keeping_nan(float x, float lower, float u
 }  // namespace detail
 
 /// A row's or column's factor and bias, read once for the many elements that use them (the sm_90a kernel's stores):
-/// a missing vector, or an index at or beyond `extent`, reads as factor 1 and bias -0, which change no value.
+/// a missing vector, or a row (column) outside C, reads as factor 1 and bias -0, which change no value.
 template <class T>
 struct preloaded_terms {
   T scale = T(1);    ///< The row's (column's) factor.
