@@ -6,6 +6,7 @@
 // error bounds of test/support/error_bounds.hpp; the padding of every C must come back as it was.
 #include <tgemm/gemm.cuh>
 
+#include "batch_check.hpp"
 #include "catch.hpp"
 #include "cuda_check.hpp"
 #include "element_values.hpp"
@@ -110,11 +111,6 @@ std::vector<tgemm::gemm_group<AB, AB, C>> describe(const std::vector<group_data<
   return out;
 }
 
-/// GELU's tanh form in long double, as the reference applies it.
-long double gelu_tanh(long double x) {
-  return 0.5L * x * (1.0L + std::tanh(0.7978845608028654L * (x + 0.044715L * x * x * x)));
-}
-
 /// Checks every group's C against the host loop, and its padding against the sentinels.
 template <class AB, class C>
 void check_groups(layout order, const std::vector<group_data<AB, C>>& groups, tgemm::math_mode math) {
@@ -152,7 +148,7 @@ void check_groups(layout order, const std::vector<group_data<AB, C>>& groups, tg
           want += to_double(d.bias[size_t(i)]);
           magnitude += std::fabs(to_double(d.bias[size_t(i)]));
           act_term = act_error * std::fabs(double(want));
-          want = gelu_tanh(want);
+          want = reference_activation(tgemm::activation::gelu_tanh, want);
         }
         const double slope = s.bias_gelu ? 1.2 : 1.0;
         const double allowed = slope * (factor + (s.bias_gelu ? 4 * u_acc : 0.0)) * magnitude + act_term +
