@@ -108,14 +108,14 @@ __device__ __forceinline__ int slice_of(int item, int tiles, int k_tiles, int sl
 
 /// The stores of one tile of the Fused kernel (kernel::gemm_tma_wgmma), with the activation's family known at compile
 /// time: the kernel switches on the family once per tile and calls the copy for it (three copies:
-/// device::activation_family; a switch per value, in the first version, spread each value's code over half a
-/// megabyte of instructions). Each value's code is kept to about a dozen instructions, since a thread writes 64 to 128
-/// of them: `rows` holds the factors (alpha folded in) and biases of the thread's two rows, g and g + 8 of its warp's
-/// 16 (the kernel reads them before the tile's main loop), and its columns' are read once per 16 (8) columns, before
-/// the stores (device::preloaded_terms); each value is then one multiply-add, the activation and a clamp
-/// (device::finish_preloaded). A 16-bit C with out.tma_store leaves
-/// through the staging tile and TMA stores as the plain kernel's does; otherwise each lane writes its elements,
-/// reading C (from terms.source when D is separate) when read_c.
+/// device::activation_family; a switch per value, in the first version, spread each value's code over half a megabyte
+/// of instructions). Each value's code is kept to about a dozen instructions, since a thread writes 64 to 128 of them:
+/// `rows` holds the factors (alpha folded in) and biases of the thread's two rows, g and g + 8 of its warp's 16 (the
+/// kernel reads them before the tile's main loop), and its columns' are read once per 16 (8) columns, before the stores
+/// (device::preloaded_terms); each value is then one multiply-add, the activation and a clamp
+/// (device::finish_preloaded). A 16-bit C with out.tma_store leaves through the staging tile and TMA stores as the
+/// plain kernel's does; otherwise each lane writes its elements, reading C (from terms.source when D is separate) when
+/// read_c.
 template <class Policy, device::activation_family Family, bool TmaEpilogue, int SplitCount>
 __device__ __forceinline__ void store_fused_tile(const tma_wgmma_output<typename Policy::element_c>& out,
                                                  const device::epilogue_terms<typename Policy::element_c, float>& terms,
