@@ -19,48 +19,9 @@ __device__ __forceinline__ ElementC combine(Accumulator acc, Scalar alpha, Scala
   return convert<ElementC>(read_c ? scaled + Accumulator(beta) * convert<Accumulator>(c) : scaled);
 }
 
-/// store_linear_combination for a thread on C's edge: every element in bounds, one at a time, in a loop over the
-/// tile's columns that is not unrolled (each trip writes column 0 of a copy of the tile, then shifts the copy's
-/// columns down by one, so that no accumulator is indexed at run time, which would put them in local memory).
-/// Unrolled, the bounds tests of a 16 x 8 tile were more than half of the 256 x 128 kernel's code (6952 SASS
-/// instructions, 3312 now) and about a fifth of the compile time of every translation unit that compiles
-/// tgemm::gemm()'s kernels (docs/build_modes.md); edge tiles are few, and the shifts cost them thread_m x
-/// (thread_n - 1) moves per column.
-template <class Policy, class Layout, class ElementC, class Scalar, class Accumulator>
-__device__ __forceinline__ void store_tile_guarded(const basic_linear_combination<ElementC, Scalar>& e, int64_t m,
-                                                   int64_t n, int64_t row_begin, int64_t col_begin,
-                                                   const Layout& tile,
-                                                   const Accumulator (&acc)[Policy::thread_m][Policy::thread_n],
-                                                   bool read_c) {
-  Accumulator v[Policy::thread_m][Policy::thread_n];
-#pragma unroll
-  for (int i = 0; i < Policy::thread_m; ++i) {
-#pragma unroll
-    for (int j = 0; j < Policy::thread_n; ++j) v[i][j] = acc[i][j];
-  }
-#pragma unroll 1
-  for (int j = 0; j < Policy::thread_n; ++j) {
-    const int64_t col = col_begin + tile.col(j);
-    if (col < n) {
-      ElementC* column = e.c + col * e.ldc;
-#pragma unroll
-      for (int i = 0; i < Policy::thread_m; ++i) {
-        const int64_t row = row_begin + tile.row(i);
-        if (row < m) column[row] = combine(v[i][0], e.alpha, e.beta, read_c ? column[row] : zero<ElementC>(), read_c);
-      }
-    }
-#pragma unroll
-    for (int i = 0; i < Policy::thread_m; ++i) {
-#pragma unroll
-      for (int c = 0; c + 1 < Policy::thread_n; ++c) v[i][c] = v[i][c + 1];
-    }
-  }
-}
-
 /// C = alpha * acc + beta * C for the in-bounds part of a thread's tile (Layout maps accumulator (i, j) to its
-/// block-tile row and column: thread_tile; rows grow with i and columns with j). A thread whose whole tile is
-/// inside C, with C aligned for them, writes runs of rows as vectors of Policy::store_width elements; a thread on
-/// C's bottom or right edge, or with a misaligned C, writes element by element (store_tile_guarded).
+/// block-tile row and column: thread_tile). Runs of rows are written as vectors of Policy::store_width elements
+/// where the whole run is inside C and C is aligned for them.
 template <class Policy, class Layout, class ElementC, class Scalar, class Accumulator>
 __device__ __forceinline__ void store_linear_combination(const basic_linear_combination<ElementC, Scalar>& e,
                                                          int64_t m, int64_t n, int64_t row_begin, int64_t col_begin,
@@ -72,24 +33,31 @@ __device__ __forceinline__ void store_linear_combination(const basic_linear_comb
   // only narrower stores.
   const bool vectors_fit =
       width == 1 || (reinterpret_cast<uintptr_t>(e.c) % (sizeof(ElementC) * width) == 0 && e.ldc % width == 0);
-  const bool inside =
-      row_begin + tile.row(Policy::thread_m - 1) < m && col_begin + tile.col(Policy::thread_n - 1) < n;
-  if (vectors_fit && inside) {
 #pragma unroll
-    for (int j = 0; j < Policy::thread_n; ++j) {
-      ElementC* column = e.c + (col_begin + tile.col(j)) * e.ldc + row_begin;
+  for (int j = 0; j < Policy::thread_n; ++j) {
+    const int64_t col = col_begin + tile.col(j);
+    if (col >= n) continue;
+    ElementC* column = e.c + col * e.ldc;
 #pragma unroll
-      for (int i = 0; i < Policy::thread_m; i += width) {
-        ElementC old[width] = {};
-        ElementC out[width];
-        if (read_c) load_vector<width>(old, column + tile.row(i));
+    for (int i = 0; i < Policy::thread_m; i += width) {
+      const int64_t row = row_begin + tile.row(i);
+      ElementC old[width] = {};
+      ElementC out[width];
+      if (vectors_fit && row + width <= m) {
+        if (read_c) load_vector<width>(old, column + row);
 #pragma unroll
         for (int w = 0; w < width; ++w) out[w] = combine(acc[i + w][j], e.alpha, e.beta, old[w], read_c);
-        store_vector<width>(column + tile.row(i), out);
+        store_vector<width>(column + row, out);
+      } else {
+#pragma unroll
+        for (int w = 0; w < width; ++w) {
+          if (row + w < m) {
+            column[row + w] =
+                combine(acc[i + w][j], e.alpha, e.beta, read_c ? column[row + w] : zero<ElementC>(), read_c);
+          }
+        }
       }
     }
-  } else {
-    store_tile_guarded<Policy>(e, m, n, row_begin, col_begin, tile, acc, read_c);
   }
 }
 
