@@ -16,12 +16,23 @@
 #include <tgemm/gemm.cuh>
 
 #include <algorithm>
+#include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace {
 
 using bf16 = __nv_bfloat16;
+
+// Raises RuntimeError (pybind11 translates std::runtime_error) with the parts of the message, when `ok` is false.
+template <class... Parts>
+void require(bool ok, const Parts&... parts) {
+  if (ok) return;
+  std::ostringstream message;
+  (message << ... << parts);
+  throw std::runtime_error(message.str());
+}
 
 // A 2-D tensor as tgemm's operand in row-major terms: op(X) with X's leading dimension. A row-major tensor is op
 // none; a transposed view (column-major storage) is X^T of a row-major X; anything else is copied contiguous.
@@ -45,13 +56,13 @@ operand as_operand(const torch::Tensor& t) {
 }
 
 void check_tensor(const torch::Tensor& t, const char* name, int64_t dims) {
-  TORCH_CHECK(t.is_cuda(), name, " must be a CUDA tensor");
-  TORCH_CHECK(t.scalar_type() == torch::kBFloat16, name, " must be bfloat16, got ", t.scalar_type());
-  TORCH_CHECK(dims < 0 || t.dim() == dims, name, " must have ", dims, " dimensions, got ", t.dim());
+  require(t.is_cuda(), name, " must be a CUDA tensor");
+  require(t.scalar_type() == torch::kBFloat16, name, " must be bfloat16, got ", t.scalar_type());
+  require(dims < 0 || t.dim() == dims, name, " must have ", dims, " dimensions, got ", t.dim());
 }
 
 void check_status(tgemm::status s, const char* call) {
-  TORCH_CHECK(s == tgemm::status::success, call, " failed (", tgemm::to_string(s), "): ",
+  require(s == tgemm::status::success, call, " failed (", tgemm::to_string(s), "): ",
               tgemm::last_error().message);
 }
 
@@ -72,13 +83,14 @@ tgemm::activation parse_activation(const std::string& name) {
   if (name == "gelu") return tgemm::activation::gelu_erf;
   if (name == "gelu_tanh") return tgemm::activation::gelu_tanh;
   if (name == "silu") return tgemm::activation::silu;
-  TORCH_CHECK(false, "activation must be one of none, relu, gelu, gelu_tanh, silu; got '", name, "'");
+  require(false, "activation must be one of none, relu, gelu, gelu_tanh, silu; got '", name, "'");
+  return tgemm::activation::none;
 }
 
 // C (m x n, row-major, new) = op(A) op(B) with an optional fused epilogue.
 torch::Tensor product(const torch::Tensor& a, const torch::Tensor& b, const tgemm::epilogue<bf16>* ep) {
-  TORCH_CHECK(a.device() == b.device(), "both operands must be on one device");
-  TORCH_CHECK(a.size(1) == b.size(0), "inner dimensions differ: ", a.sizes(), " @ ", b.sizes());
+  require(a.device() == b.device(), "both operands must be on one device");
+  require(a.size(1) == b.size(0), "inner dimensions differ: ", a.sizes(), " @ ", b.sizes());
   const c10::cuda::CUDAGuard guard(a.device());
   const int64_t m = a.size(0), n = b.size(1), k = a.size(1);
   torch::Tensor c = torch::empty({m, n}, a.options());
@@ -122,17 +134,17 @@ torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& weight, const 
                      const std::string& activation) {
   check_tensor(x, "x", -1);
   check_tensor(weight, "weight", 2);
-  TORCH_CHECK(x.dim() >= 1, "x must have at least one dimension");
-  TORCH_CHECK(x.size(-1) == weight.size(1), "x's last dimension (", x.size(-1), ") must equal weight's in_features (",
+  require(x.dim() >= 1, "x must have at least one dimension");
+  require(x.size(-1) == weight.size(1), "x's last dimension (", x.size(-1), ") must equal weight's in_features (",
               weight.size(1), ")");
   tgemm::epilogue<bf16> ep;
   ep.act = parse_activation(activation);
   torch::Tensor b;
   if (bias.has_value() && bias->defined()) {
     check_tensor(*bias, "bias", 1);
-    TORCH_CHECK(bias->size(0) == weight.size(0), "bias has ", bias->size(0), " elements, weight has ", weight.size(0),
+    require(bias->size(0) == weight.size(0), "bias has ", bias->size(0), " elements, weight has ", weight.size(0),
                 " out_features");
-    TORCH_CHECK(bias->device() == weight.device(), "bias must be on weight's device");
+    require(bias->device() == weight.device(), "bias must be on weight's device");
     b = bias->contiguous();
     ep.column_bias = reinterpret_cast<const bf16*>(b.data_ptr());
   }
@@ -145,7 +157,7 @@ torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& weight, const 
 
 // [a[i] @ b[i] for i] in one tgemm::gemm_grouped() call: each product its own m, n and k.
 std::vector<torch::Tensor> grouped_mm(const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& b) {
-  TORCH_CHECK(a.size() == b.size(), "a has ", a.size(), " matrices, b has ", b.size());
+  require(a.size() == b.size(), "a has ", a.size(), " matrices, b has ", b.size());
   std::vector<torch::Tensor> c;
   if (a.empty()) return c;
   std::vector<operand> keep;
@@ -156,8 +168,8 @@ std::vector<torch::Tensor> grouped_mm(const std::vector<torch::Tensor>& a, const
     const std::string ai = "a[" + std::to_string(i) + "]", bi = "b[" + std::to_string(i) + "]";
     check_tensor(a[i], ai.c_str(), 2);
     check_tensor(b[i], bi.c_str(), 2);
-    TORCH_CHECK(a[i].device() == device && b[i].device() == device, "every matrix must be on ", device);
-    TORCH_CHECK(a[i].size(1) == b[i].size(0), "group ", i, ": inner dimensions differ: ", a[i].sizes(), " @ ",
+    require(a[i].device() == device && b[i].device() == device, "every matrix must be on ", device);
+    require(a[i].size(1) == b[i].size(0), "group ", i, ": inner dimensions differ: ", a[i].sizes(), " @ ",
                 b[i].sizes());
     keep.push_back(as_operand(a[i]));
     keep.push_back(as_operand(b[i]));
