@@ -16,7 +16,6 @@
 #include <tgemm/gemm.cuh>
 
 #include <algorithm>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -25,13 +24,28 @@ namespace {
 
 using bf16 = __nv_bfloat16;
 
+// Message parts as text. Built with std::string and std::to_string, not std::ostream: on the H200 machine an
+// extension compiled by nvcc crashed inside ostream's integer formatting (a locale facet of another libstdc++ build
+// than the one its headers described), in TORCH_CHECK's message formatting as in ours.
+std::string text(const char* s) { return s; }
+std::string text(const std::string& s) { return s; }
+std::string text(int64_t v) { return std::to_string(v); }
+std::string text(size_t v) { return std::to_string(v); }
+std::string text(c10::ScalarType t) { return c10::toString(t); }
+std::string text(const torch::Device& d) { return d.str(); }
+std::string text(c10::IntArrayRef sizes) {
+  std::string out = "[";
+  for (size_t i = 0; i < sizes.size(); ++i) out += (i ? ", " : "") + std::to_string(sizes[i]);
+  return out + "]";
+}
+
 // Raises RuntimeError (pybind11 translates std::runtime_error) with the parts of the message, when `ok` is false.
 template <class... Parts>
 void require(bool ok, const Parts&... parts) {
   if (ok) return;
-  std::ostringstream message;
-  (message << ... << parts);
-  throw std::runtime_error(message.str());
+  std::string message;
+  ((message += text(parts)), ...);
+  throw std::runtime_error(message);
 }
 
 // A 2-D tensor as tgemm's operand in row-major terms: op(X) with X's leading dimension. A row-major tensor is op
