@@ -55,7 +55,8 @@ def reference(a, b, bias=None, activation="none"):
     return want, magnitude, pre
 
 
-def check(test, got, a, b, bias=None, activation="none", what=""):
+def error_ratio(got, a, b, bias=None, activation="none"):
+    """(elements out of bound, worst error / bound) of `got` against the float64 reference."""
     k = a.shape[1]
     want, magnitude, pre = reference(a, b, bias, activation)
     smooth = activation in ("gelu", "gelu_tanh", "silu")
@@ -63,13 +64,16 @@ def check(test, got, a, b, bias=None, activation="none", what=""):
     accumulation = (k + 4) * 2.0**-23 + (4 * 2.0**-24 if bias is not None or activation != "none" else 0.0)
     allowed = slope * accumulation * magnitude + (2.0**-10 * pre.abs() if smooth else 0) + 2.0**-8 * want.abs()
     allowed = allowed + 2.0**-134
-    got64 = got.double()
-    test.assertEqual(tuple(got.shape), tuple(want.shape), what)
-    test.assertTrue(torch.isfinite(got64).all().item(), f"{what}: non-finite results")
-    error = (got64 - want).abs()
-    bad = int((error > allowed).sum().item())
+    error = (got.double() - want).abs()
+    bad = int((~(error <= allowed)).sum().item())  # NaN counts as out of bound
     worst = float((error / allowed).max().item()) if error.numel() else 0.0
-    test.assertEqual(bad, 0, f"{what}: {bad} of {error.numel()} elements out of bound (worst {worst:.2f}x the bound)")
+    return bad, worst
+
+
+def check(test, got, a, b, bias=None, activation="none", what=""):
+    test.assertEqual(tuple(got.shape), (a.shape[0], b.shape[1]), what)
+    bad, worst = error_ratio(got, a, b, bias, activation)
+    test.assertEqual(bad, 0, f"{what}: {bad} of {got.numel()} elements out of bound (worst {worst:.2f}x the bound)")
     return worst
 
 
@@ -82,8 +86,11 @@ class MatrixProduct(unittest.TestCase):
             got = ops.mm(a, b)
             worst = check(self, got, a, b, what=f"mm {m}x{n}x{k}")
             if k > 0:
-                torch_worst = check(self, torch.mm(a, b), a, b, what=f"torch.mm {m}x{n}x{k}")
-                print(f"  mm {m:5d} x {n:5d} x {k:5d}: worst error {worst:.3f} of the bound (torch.mm {torch_worst:.3f})")
+                # PyTorch's own result is only reported: cuBLAS may reduce in bf16 (allow_bf16_reduced_precision_
+                # reduction, on by default), which tgemm's bound does not cover.
+                torch_bad, torch_worst = error_ratio(torch.mm(a, b), a, b)
+                print(f"  mm {m:5d} x {n:5d} x {k:5d}: worst error {worst:.3f} of the bound "
+                      f"(torch.mm: {torch_worst:.3f}, {torch_bad} elements beyond it)")
 
     def test_transposed_views_and_strides(self):
         m, n, k = 384, 640, 320
