@@ -9,7 +9,7 @@
 #   ROUNDS    old/new pairs (default 2).
 # Environment: FLOAT_SETS (tgemm_bench sets, default "square odd skinny layouts narrow thin unaligned"),
 #   TENSOROP_RUNS (tgemm_bench_tensorop "set:types" pairs, default "square:f64 odd:f64 thin:bf16 few_tiles:bf16
-#   square:bf16"), REPS (default 15), OUT (logs and CSVs, default ./out/compare_speed), BUILD_LIMIT (seconds per
+#   square:bf16"; set either to an empty string to skip that benchmark), REPS (default 15), OUT (logs and CSVs, default ./out/compare_speed), BUILD_LIMIT (seconds per
 #   build, default 600). The working tree builds in build-gpu (the gpu preset), the old one in build-old.
 # Needs a GPU, CMake, Ninja and Catch2 as scripts/gpu-check.sh does. Only the two benchmarks are built in each tree.
 set -uo pipefail
@@ -18,8 +18,8 @@ old_tree=${1:?usage: scripts/compare_speed.sh OLD_TREE [ROUNDS]}
 rounds=${2:-2}
 OUT=${OUT:-$PWD/out/compare_speed}
 mkdir -p "$OUT"
-float_sets=${FLOAT_SETS:-square odd skinny layouts narrow thin unaligned}
-tensorop_runs=${TENSOROP_RUNS:-square:f64 odd:f64 thin:bf16 few_tiles:bf16 square:bf16}
+float_sets=${FLOAT_SETS-square odd skinny layouts narrow thin unaligned}
+tensorop_runs=${TENSOROP_RUNS-square:f64 odd:f64 thin:bf16 few_tiles:bf16 square:bf16}
 reps=${REPS:-15}
 targets=(tgemm_bench tgemm_bench_tensorop)
 
