@@ -7,7 +7,8 @@
 //            so operands are not 16-byte aligned); layouts 4096^3 in every col-major op pair and row-major NN;
 //            skinny 4096x4096x128, 128x4096x4096, 16x8192x8192; few_tiles (not part of all): problems whose
 //            128 x 256 tiles fill fewer than half of an H200's multiprocessors (128x4096x4096, 256x2048x4096,
-//            512x1024x8192, 1024^3, 1000^3, 768x768x2048, 512^3, 256x256x8192, 64x4096x4096); thin (not part of
+//            512x1024x8192, 1024^3, 1000^3, 768x768x2048, 512^3, 256x256x8192, 64x4096x4096, and the experts of a
+//            mixture-of-experts layer: m = 64, 128, 256, 512, 768 x 4096 x 2048); thin (not part of
 //            all): at most 32 rows or columns, where tgemm keeps the mma.sync tiles (1, 8, 16 and 32 x 8192 x 8192,
 //            8192 x 16 x 8192, 16 x 4096 x 4096, 16 x 8192 x 8192 row-major and TN); gemv (not part of all): at
 //            most 8 rows or columns, the GEMV kernels (1 x 8192 x 8192 and 8192 x 1 x 8192 in every op pair, 4 and
@@ -336,7 +337,8 @@ std::vector<shape> make_shapes(const std::string& set, bool quick) {
   if (set == "few_tiles") {
     const int64_t few[][3] = {{128, 4096, 4096}, {256, 2048, 4096}, {512, 1024, 8192}, {1024, 1024, 1024},
                               {1000, 1000, 1000}, {768, 768, 2048},  {512, 512, 512},   {256, 256, 8192},
-                              {64, 4096, 4096}};
+                              {64, 4096, 4096},   {64, 4096, 2048},  {128, 4096, 2048}, {256, 4096, 2048},
+                              {512, 4096, 2048},  {768, 4096, 2048}};
     for (const auto& f : few) add(f[0], f[1], f[2], "few_tiles");
   }
   return shapes;

@@ -35,8 +35,9 @@ template <class T>
 using wide_tile = tgemm::wgmma_policy<tgemm::block_shape<128, 256, 64>, 4, T, T>;
 template <class T>
 using wide_tile_float_c = tgemm::wgmma_policy<tgemm::block_shape<128, 256, 64>, 4, T, float>;
+/// The tables' smaller tile (64 x 128, one consumer warpgroup), which plans use for grids the large one would not fill.
 template <class T>
-using narrow_tile = tgemm::wgmma_policy<tgemm::block_shape<64, 128, 64>, 6, T, T>;
+using narrow_tile = typename tgemm::tuning::tensorop_f16_sm90<T, T>::wgmma_small;
 
 using policies = std::tuple<wide_tile<__nv_bfloat16>, wide_tile_float_c<__nv_bfloat16>, narrow_tile<__nv_bfloat16>,
                             wide_tile<__half>, wide_tile_float_c<__half>, narrow_tile<__half>>;
@@ -359,16 +360,54 @@ TEMPLATE_LIST_TEST_CASE("gemm() on sm_90a: large problems take the Hopper kernel
   CHECK_FALSE(plans.last().wgmma);
 }
 
+TEMPLATE_LIST_TEST_CASE("gemm() on sm_90a: grids the large tiles would not fill take the small tile", "[wgmma]",
+                        dispatched_types) {
+  using T = typename TestType::first_type;
+  using TC = typename TestType::second_type;
+  // 200 x 1000 is 2 x 4 tiles of 128 x 256 and 4 x 8 of 64 x 128: the small tile, unsplit, ragged on both sides
+  // and along k (k = 1000); beta != 0 in row-major form reads C; a C aligned for TMA stores with beta = 0.
+  for (const layout order : {layout::col_major, layout::row_major}) {
+    for (const auto& ops : op_pairs) {
+      tgemm::detail::record_plans plans;
+      check_call<T, TC>(dispatched{}, order, ops[0], ops[1], 200, 1000, 1000, 1.25f,
+                        order == layout::row_major ? 0.5f : 0.0f);
+      check_call<T, TC>(dispatched{}, order, ops[0], ops[1], 192, 1000, 1000, -1.0f, 0.0f, 0, -1.0, true);
+      REQUIRE(plans.calls() == 2);
+      if (is_sm90()) {
+        const tgemm::detail::plan& p = plans.last();
+        CHECK(p.wgmma);
+        CHECK_FALSE(p.split_k);
+        REQUIRE(p.step_count == 1);
+        CHECK(p.steps[0].wgmma_small);
+      }
+    }
+  }
+  // A misaligned A (realigned first), and an expert of a mixture-of-experts layer (64 small tiles).
+  tgemm::detail::record_plans plans;
+  check_call<T, TC>(dispatched{}, layout::col_major, op::transpose, op::none, 300, 1000, 777, 0.5f, -1.0f, 2);
+  if (is_sm90()) {
+    CHECK(plans.last().wgmma);
+    CHECK(plans.last().repacked_a);
+    CHECK(plans.last().steps[plans.last().step_count - 1].wgmma_small);
+  }
+  check_call<T, TC>(dispatched{}, layout::col_major, op::none, op::none, 128, 4096, 2048, 1.0f, 0.0f);
+  if (is_sm90()) {
+    CHECK_FALSE(plans.last().split_k);
+    CHECK(plans.last().steps[0].wgmma_small);
+  }
+}
+
 TEMPLATE_LIST_TEST_CASE("gemm() on sm_90a: grids under half the GPU split k on the Hopper kernel", "[wgmma]",
                         dispatched_types) {
   using T = typename TestType::first_type;
   using TC = typename TestType::second_type;
-  // 200 x 1000 fills 2 x 4 tiles of 128 x 256: k = 2100 (33 steps of 64) becomes 7 slices of 5 steps (at least
-  // 256 deep; the last ragged: TMA zero-fills past k), float partials, then the reduction into C with alpha and beta.
+  // 200 x 500 fills 2 x 2 tiles of 128 x 256 (and only 4 x 4 of the small tile, too few for it): k = 2100 (33 steps
+  // of 64) becomes 7 slices of 5 steps (at least 256 deep; the last ragged: TMA zero-fills past k), float partials,
+  // then the reduction into C with alpha and beta.
   for (const layout order : {layout::col_major, layout::row_major}) {
     for (const auto& ops : op_pairs) {
       tgemm::detail::record_plans plans;
-      check_call<T, TC>(dispatched{}, order, ops[0], ops[1], 200, 1000, 2100, 1.25f,
+      check_call<T, TC>(dispatched{}, order, ops[0], ops[1], 200, 500, 2100, 1.25f,
                         order == layout::row_major ? 0.5f : 0.0f);
       REQUIRE(plans.calls() == 1);
       if (is_sm90()) {
@@ -382,7 +421,8 @@ TEMPLATE_LIST_TEST_CASE("gemm() on sm_90a: grids under half the GPU split k on t
       }
     }
   }
-  // A misaligned A (realigned first, then split), and the skinny shape of issue 14 (16 tiles, 8 slices of 512).
+  // A misaligned A (realigned first, then split), and a skinny shape deeper than the small tile takes (16 tiles,
+  // 8 slices of 1024).
   tgemm::detail::record_plans plans;
   check_call<T, TC>(dispatched{}, layout::col_major, op::none, op::transpose, 300, 513, 2048, -1.0f, 0.25f, 1);
   if (is_sm90()) {
@@ -390,7 +430,7 @@ TEMPLATE_LIST_TEST_CASE("gemm() on sm_90a: grids under half the GPU split k on t
     CHECK(plans.last().split_k);
     CHECK(plans.last().repacked_a);
   }
-  check_call<T, TC>(dispatched{}, layout::col_major, op::none, op::none, 128, 4096, 4096, 1.0f, 0.0f);
+  check_call<T, TC>(dispatched{}, layout::col_major, op::none, op::none, 128, 4096, 8192, 1.0f, 0.0f);
   if (is_sm90()) CHECK(plans.last().split_k);
 }
 

@@ -544,17 +544,76 @@ TEST_CASE("16-bit plans on an H200 running the sm_90a image: the Hopper kernel w
   CHECK(slots_of(plan_16bit<__nv_bfloat16, __nv_bfloat16>(shape(4096, 4096, 128), f)) == "wgmma");
   CHECK_FALSE(plan_16bit<__nv_bfloat16, __nv_bfloat16>(shape(16, 8192, 8192), f).wgmma);
   CHECK_FALSE(plan_16bit<__nv_bfloat16, __nv_bfloat16>(shape(8192, 32, 8192), f).wgmma);
-  // Grids under half the multiprocessors split k on it when k is deep enough: 128 x 4096 is 16 tiles, so k = 4096
-  // (64 steps) becomes 8 slices of 512, 128 work items on 128 persistent blocks; the slices' float partials follow
-  // the (empty) copies in the workspace, and the reduction adds them into C with alpha and beta.
+  const tgemm::tuning::tuning_values values =
+      tgemm::tuning::values_for<tgemm::tuning::default_table<__nv_bfloat16, __nv_bfloat16>::type>(f.arch);
+  // Grids under 0.9 of the multiprocessors with k up to 4096 (2048 for a float C) take the smaller 64 x 128 tile,
+  // unsplit, where its tiles fill a fifth of the GPU to two waves: 128 x 4096 x 4096 is 16 large tiles, 64 small
+  // ones on 64 blocks of one consumer warpgroup; TGEMM_PRINT_PLAN names that policy. With a float C it splits k on
+  // the large tile (below); 128 x 4096 x 2048 takes the small tile for both.
+  for (const int64_t k : {int64_t(4096), int64_t(2048)}) {
+    for (const bool float_c : {false, true}) {
+      if (float_c && k > 2048) continue;
+      p = float_c ? plan_16bit<__nv_bfloat16, float>(shape(128, 4096, k), f)
+                  : plan_16bit<__nv_bfloat16, __nv_bfloat16>(shape(128, 4096, k), f);
+      CHECK(kinds_of(p) == "gemm");
+      CHECK(p.wgmma);
+      CHECK(p.steps[0].wgmma_small);
+      CHECK_FALSE(p.split_k);
+      CHECK(p.steps[0].tiles_m == 2);
+      CHECK(p.steps[0].tiles_n == 32);
+      CHECK(p.steps[0].grid_x == 64);
+      CHECK(p.steps[0].threads == 256);
+      CHECK(p.workspace_bytes == 0);
+      if (!float_c) {
+        const std::string text = tgemm::detail::describe(p, &values, "bfloat16", 128, 4096, k);
+        INFO(text);
+        CHECK(text.find("wgmma_bf16_b64x128x64_s8_c_bf16") != std::string::npos);
+      }
+    }
+  }
+  p = plan_16bit<__nv_bfloat16, float>(shape(128, 4096, 4096), f);
+  CHECK(p.wgmma);
+  CHECK_FALSE(p.steps[0].wgmma_small);
+  CHECK(p.split_k);
+  // Where the small tile applies and where it does not: 2048^3 fills 128 large tiles (kept); 512 x 4096 x 2048 has 64
+  // large tiles and 256 small ones (two waves: small); 768 x 4096 x 2048 would have 384 small ones (too many: the
+  // large tiles, 96 of them, unsplit); 64 x 4096 x 2048 has 32 small ones (small); 1024^3 with k below 2048, 128 small
+  // ones (small, where the large tile could not split); a batch that does not run in one grid keeps the large tile.
+  CHECK_FALSE(plan_16bit<__nv_bfloat16, __nv_bfloat16>(shape(2048, 2048, 2048), f).steps[0].wgmma_small);
+  CHECK(plan_16bit<__half, __half>(shape(512, 4096, 2048), f).steps[0].wgmma_small);
+  p = plan_16bit<__nv_bfloat16, __nv_bfloat16>(shape(768, 4096, 2048), f);
+  CHECK(p.wgmma);
+  CHECK_FALSE(p.steps[0].wgmma_small);
+  CHECK_FALSE(p.split_k);
+  {
+    const plan thin64 = plan_16bit<__nv_bfloat16, float>(shape(64, 4096, 2048), f);
+    INFO(tgemm::detail::describe(thin64, &values, "float", 64, 4096, 2048));
+    CHECK(thin64.steps[0].wgmma_small);
+  }
+  for (const int64_t k : {int64_t(256), int64_t(1024), int64_t(2047)}) {
+    p = plan_16bit<__nv_bfloat16, __nv_bfloat16>(shape(1024, 1024, k), f);
+    INFO(tgemm::detail::describe(p, &values, "bfloat16", 1024, 1024, k));
+    CHECK(p.wgmma);
+    CHECK(p.steps[p.step_count - 1].wgmma_small);  // after B's copy for k = 2047 (ldb not a multiple of 8)
+    CHECK_FALSE(p.split_k);
+  }
+  call_spec pair = shape(128, 4096, 4096);
+  pair.batch = {2, 128 * 4096, 4096 * 4096, 128 * 4096};
+  p = plan_16bit<__nv_bfloat16, __nv_bfloat16>(pair, f);
+  CHECK(p.wgmma);
+  CHECK_FALSE(p.steps[0].wgmma_small);
+  // Deeper k, or too few small tiles: the large tile splits k when k is deep enough. 128 x 4096 x 8192 is 16 large
+  // tiles: k (128 steps of 64) becomes 8 slices of 1024, 128 work items on 128 persistent blocks; the slices' float
+  // partials follow the (empty) copies in the workspace, and the reduction adds them into C with alpha and beta.
   for (const bool float_c : {false, true}) {
-    p = float_c ? plan_16bit<__nv_bfloat16, float>(shape(128, 4096, 4096), f)
-                : plan_16bit<__nv_bfloat16, __nv_bfloat16>(shape(128, 4096, 4096), f);
+    p = float_c ? plan_16bit<__nv_bfloat16, float>(shape(128, 4096, 8192), f)
+                : plan_16bit<__nv_bfloat16, __nv_bfloat16>(shape(128, 4096, 8192), f);
     CHECK(kinds_of(p) == "gemm reduce");
     CHECK(p.wgmma);
+    CHECK_FALSE(p.steps[0].wgmma_small);
     CHECK(p.split_k);
     CHECK(p.steps[0].slices == 8);
-    CHECK(p.steps[0].k_per_slice == 512);
+    CHECK(p.steps[0].k_per_slice == 1024);
     CHECK(p.steps[0].grid_x == 128);
     CHECK(p.steps[0].float_partials);
     CHECK(p.steps[0].threads == 384);
@@ -562,32 +621,30 @@ TEST_CASE("16-bit plans on an H200 running the sm_90a image: the Hopper kernel w
     CHECK(p.steps[1].slices == 8);
     CHECK(p.workspace_bytes == size_t(8) * 128 * 4096 * 4);
     // TGEMM_PRINT_PLAN names the kernel that runs: the float-partials twin of the entry's policy.
-    const tgemm::tuning::tuning_values values =
-        tgemm::tuning::values_for<tgemm::tuning::default_table<__nv_bfloat16, __nv_bfloat16>::type>(f.arch);
-    CHECK(tgemm::detail::describe(p, &values, "bfloat16", 128, 4096, 4096).find("wgmma_bf16_b128x256x64_s4_c_f32") !=
+    CHECK(tgemm::detail::describe(p, &values, "bfloat16", 128, 4096, 8192).find("wgmma_bf16_b128x256x64_s4_c_f32") !=
           std::string::npos);
   }
-  // 768 x 768 is 6 x 3 tiles: 7 slices fill the GPU; k = 2104 is 33 steps of 64, so 7 slices of 5 steps, the last
-  // one shorter (3 steps, its last one ragged).
-  p = plan_16bit<__half, __half>(shape(768, 768, 2104), f);
+  // 768 x 768 is 6 x 3 large tiles: 7 slices fill the GPU; k = 4200 is 66 steps of 64, so 7 slices of 10 steps, the
+  // last one shorter (6 steps, its last one ragged).
+  p = plan_16bit<__half, __half>(shape(768, 768, 4200), f);
   CHECK(kinds_of(p) == "gemm reduce");
   CHECK(p.wgmma);
   CHECK(p.steps[0].slices == 7);
-  CHECK(p.steps[0].k_per_slice == 320);
-  // Slices of at least wgmma_split_min_slice_k (256: 4 steps): 128 x 256 is one tile, and k = 2048 (32 steps) takes
-  // 8 slices, not 132.
+  CHECK(p.steps[0].k_per_slice == 640);
+  // Slices of at least wgmma_split_min_slice_k (256: 4 steps): 128 x 256 is one large tile (4 small ones: too few),
+  // and k = 2048 (32 steps) takes 8 slices, not 132.
   p = plan_16bit<__nv_bfloat16, __nv_bfloat16>(shape(128, 256, 2048), f);
   CHECK(p.wgmma);
   CHECK(p.steps[0].slices == 8);
-  // k below wgmma_split_min_k (2048): the mma.sync tiles, unsplit for a 16-bit C (1024^3 split four ways measured
-  // 0.76x the mma.sync plan on the Hopper kernel and 0.80x on the medium tile), split for a float C.
-  for (const int64_t k : {int64_t(256), int64_t(1024), int64_t(2047)}) {
-    p = plan_16bit<__nv_bfloat16, __nv_bfloat16>(shape(1024, 1024, k), f);
+  // Too few small tiles and k below wgmma_split_min_k (2048): the mma.sync tiles, unsplit for a 16-bit C (1024^3 split
+  // four ways measured 0.76x the mma.sync plan on the Hopper kernel and 0.80x on the medium tile), split for a
+  // float C. (256 x 512: 2 large tiles, 16 small ones.)
+  for (const int64_t k : {int64_t(512), int64_t(1024), int64_t(2047)}) {
+    p = plan_16bit<__nv_bfloat16, __nv_bfloat16>(shape(256, 512, k), f);
     CHECK_FALSE(p.wgmma);
     CHECK_FALSE(p.split_k);
-    CHECK(plan_16bit<__nv_bfloat16, float>(shape(1024, 1024, k), f).split_k == (k >= 2 * 4 * 64));
   }
-  p = plan_16bit<__nv_bfloat16, __nv_bfloat16>(shape(1024, 1024, 2048), f);
+  p = plan_16bit<__nv_bfloat16, __nv_bfloat16>(shape(256, 512, 2048), f);
   CHECK(p.wgmma);
   CHECK(p.split_k);
   // The same H200 running an image without sm_90a code (an sm_90 build) keeps the mma.sync tiles; so do the
@@ -600,7 +657,6 @@ TEST_CASE("16-bit plans on an H200 running the sm_90a image: the Hopper kernel w
   ampere.wgmma_image = true;
   CHECK_FALSE(plan_16bit<__nv_bfloat16, __nv_bfloat16>(big, ampere).wgmma);
   // TGEMM_PRINT_PLAN names the kernel and its policy.
-  const auto values = tgemm::tuning::values_for<tgemm::tuning::default_table<__nv_bfloat16, __nv_bfloat16>::type>(900);
   p = plan_16bit<__nv_bfloat16, __nv_bfloat16>(big, f);
   const std::string text = tgemm::detail::describe(p, &values, "bf16", 4096, 4096, 4096);
   CHECK(text.find("sm_90a kernel") != std::string::npos);

@@ -194,6 +194,8 @@ struct tuned_kernels {
   using wgmma_policy = typename Table::wgmma;
   /// The policy of its split-K kernel (float partials; void: none).
   using wgmma_partials_policy = wgmma_partials_t<wgmma_policy>;
+  /// The table's smaller sm_90a tile (void: none), for problems its large tiles would not fill.
+  using wgmma_small_policy = typename Table::wgmma_small;
   /// Whether that policy is 3xTF32's, whose plans split the operands first.
   static constexpr bool splits_tf32 = [] {
     if constexpr (std::is_void<wgmma_policy>::value) {
@@ -230,8 +232,13 @@ struct tuned_kernels {
     if constexpr (!std::is_void<wgmma_partials_policy>::value) {
       if (s.wgmma && s.slices > 1) return wgmma_kernels<wgmma_partials_policy>::prepare(op_a, op_b, device, true);
     }
+    if constexpr (!std::is_void<wgmma_small_policy>::value) {
+      if (s.wgmma && s.wgmma_small) return wgmma_kernels<wgmma_small_policy>::template prepare<Fused>(op_a, op_b, device);
+    }
     if constexpr (!std::is_void<wgmma_policy>::value) {
-      if (s.wgmma && s.slices == 1) return wgmma_kernels<wgmma_policy>::template prepare<Fused>(op_a, op_b, device);
+      if (s.wgmma && s.slices == 1 && !s.wgmma_small) {
+        return wgmma_kernels<wgmma_policy>::template prepare<Fused>(op_a, op_b, device);
+      }
     }
     if (s.wgmma) return no_wgmma_kernel(device);
     return status::success;
@@ -261,8 +268,16 @@ struct tuned_kernels {
             s.slice_stride, s.grid_x, s.tile_group, stream, device);
       }
     }
+    if constexpr (!std::is_void<wgmma_small_policy>::value) {
+      if (s.wgmma && s.wgmma_small) {  // single products only (plans run batches on the large tile)
+        return wgmma_kernels<wgmma_small_policy>::template launch<Fused>(
+            op_a, op_b, g.problem.m, g.problem.n, g.problem.k, g.output.alpha, g.problem.a, g.problem.lda,
+            g.problem.b, g.problem.ldb, g.output.beta, g.output.c, g.output.ldc, s.grid_x, s.tile_group, stream,
+            device, batch_shape{}, g.terms);
+      }
+    }
     if constexpr (!std::is_void<wgmma_policy>::value) {
-      if (s.wgmma && s.slices == 1) {
+      if (s.wgmma && s.slices == 1 && !s.wgmma_small) {
         // A strided batch run in one grid: its products are gridDim.z of the other kernels, walked by these.
         const batch_shape batch{int64_t(g.grid.z), g.tiles.stride_a, g.tiles.stride_b, g.tiles.stride_c};
         return wgmma_kernels<wgmma_policy>::template launch<Fused>(

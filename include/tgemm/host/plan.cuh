@@ -55,6 +55,7 @@ struct plan_step {
   // gemm
   tuning::slot slot = tuning::slot::general;  ///< The tuning slot of the kernel (unused by fixed plans).
   bool wgmma = false;       ///< The kernel is the entry's sm_90a one (TMA + wgmma) instead of the slot's.
+  bool wgmma_small = false;  ///< sm_90a: the entry's smaller tile (tuning: wgmma_small) instead of its large one.
   bool gemv = false;        ///< The kernel is a GEMV one (kernel/gemv.cuh): tiles_m blocks of its columns.
   bool gemv_few_rows = false;  ///< GEMV: C has the few rows (op(A) are the vectors, op(B) the matrix), else the few
                                ///< columns (op(B)^T the vectors, op(A)^T the matrix).
@@ -215,10 +216,11 @@ class planner {
     const bool batched = call_.batch.count > 1;
     if (suits_gemv()) return plan_gemv(out);
     int64_t wgmma_slices = 1, wgmma_slice_steps = 0;
-    if (batched && suits_wgmma(call_.batch.count, wgmma_slices, wgmma_slice_steps)) {
+    bool wgmma_small = false;
+    if (batched && suits_wgmma(call_.batch.count, wgmma_slices, wgmma_slice_steps, wgmma_small)) {
       // The whole batch in one grid of the sm_90a kernel, unless an operand needs a copy first.
       plan in_grid = out;
-      const status s = plan_wgmma(in_grid, 1, 0, call_.batch.count);
+      const status s = plan_wgmma(in_grid, 1, 0, false, call_.batch.count);
       if (s != status::success) return s;
       if (!in_grid.repacked_a && !in_grid.repacked_b) {
         out = in_grid;
@@ -227,7 +229,9 @@ class planner {
       }
       packed_bytes_ = scratch_bytes_ = scratch_offset_ = 0;
     }
-    if (suits_wgmma(1, wgmma_slices, wgmma_slice_steps)) return plan_wgmma(out, wgmma_slices, wgmma_slice_steps);
+    if (suits_wgmma(1, wgmma_slices, wgmma_slice_steps, wgmma_small)) {
+      return plan_wgmma(out, wgmma_slices, wgmma_slice_steps, wgmma_small);
+    }
 
     // Which operands to rewrite as op(A) column-major m x k and op(B) as B^T stored n-contiguous (op_a = none,
     // op_b = transpose), the layout whose tiles load with plain vector copies. Only a misaligned operand needs
@@ -580,12 +584,15 @@ class planner {
   /// the extents fit its 32-bit coordinates and grid, neither is thin, and its tiles fill at least wgmma_min_wave
   /// of the multiprocessors, or else k is deep enough to split into `slices` of `slice_steps` block_k steps each
   /// (k at least wgmma_split_min_k, each slice at least wgmma_split_min_slice_k deep) that bring the work items up to
-  /// about one wave (slices = 1: no split).
+  /// about one wave (slices = 1: no split). Before splitting, a single product whose large tiles fill fewer than
+  /// wgmma_small_below_wave of the multiprocessors takes the entry's smaller tile unsplit (`small`) where k is at most
+  /// wgmma_small_max_k and those tiles fill between wgmma_small_min_wave and wgmma_small_max_waves.
   ///
   /// `products` > 1: a strided batch in one grid, its work items (product, tile) together filling wgmma_min_wave
   /// (never split), each tile at least wgmma_batch_min_use inside C.
-  bool suits_wgmma(int64_t products, int64_t& slices, int64_t& slice_steps) const {
+  bool suits_wgmma(int64_t products, int64_t& slices, int64_t& slice_steps, bool& small) const {
     slices = 1;
+    small = false;
     const tuning::policy_numbers& p = t_.wgmma;
     if (p.block_m == 0 || !facts_.wgmma_image) return false;
     const int64_t m = call_.problem.m, n = call_.problem.n, k = call_.problem.k;
@@ -606,6 +613,17 @@ class planner {
       return apart && products <= int64_t(INT32_MAX) / tiles && use >= t_.wgmma_batch_min_use &&
              double(tiles * products) >= t_.wgmma_min_wave * double(sms);
     }
+    const tuning::policy_numbers& q = t_.wgmma_small;
+    // (Single products only: a batch that does not run in one grid would run its products one after another.)
+    if (q.block_m != 0 && call_.batch.count == 1 && double(tiles) < t_.wgmma_small_below_wave * double(sms) &&
+        k <= t_.wgmma_small_max_k) {
+      const int64_t small_tiles = kernel::tiles_for(m, q.block_m) * kernel::tiles_for(n, q.block_n);
+      if (double(small_tiles) >= t_.wgmma_small_min_wave * double(sms) &&
+          double(small_tiles) <= t_.wgmma_small_max_waves * double(sms)) {
+        small = true;
+        return true;
+      }
+    }
     if (double(tiles) >= t_.wgmma_min_wave * double(sms)) return true;
     // Too few tiles: split k, when the entry has a split-K kernel and k is deep enough for two slices or more.
     if (t_.wgmma_partials.block_m == 0 || t_.wgmma_split_min_k <= 0 || k < t_.wgmma_split_min_k) return false;
@@ -624,7 +642,7 @@ class planner {
   /// 16 bytes) are realigned in their own layout, then one kernel covers C (any op pair for 16-bit elements: wgmma
   /// reads K-major and MN-major tiles alike; TF32 reads K-major tiles only, so an operand stored along m or n is
   /// copied K-major first; 3xTF32 splits both operands into K-major TF32 parts; TMA zero-fills the ragged edges).
-  status plan_wgmma(plan& out, int64_t slices, int64_t slice_steps, int64_t products = 1) {
+  status plan_wgmma(plan& out, int64_t slices, int64_t slice_steps, bool small, int64_t products = 1) {
     const int64_t m = call_.problem.m, n = call_.problem.n;
     out.wgmma = true;
     if (status s = wgmma_operand(out, step_kind::pack_a, m, call_.op_a == op::transpose, call_.problem.a,
@@ -640,8 +658,9 @@ class planner {
     plan_step g;
     g.kind = step_kind::gemm;
     g.wgmma = true;
+    g.wgmma_small = small;
     g.rows = m, g.cols = n;
-    const tuning::policy_numbers& p = slices > 1 ? t_.wgmma_partials : t_.wgmma;
+    const tuning::policy_numbers& p = slices > 1 ? t_.wgmma_partials : small ? t_.wgmma_small : t_.wgmma;
     g.threads = p.threads;
     g.shared_bytes = p.shared_bytes;
     g.tiles_m = kernel::tiles_for(m, p.block_m);

@@ -265,6 +265,11 @@ struct tuning_values {
   bool wgmma_mn_major_b = true;              ///< The sm_90a kernel reads a B stored along n in place (not TF32).
   bool wgmma_split_tf32 = false;             ///< The sm_90a kernel reads operands split into TF32 parts (3xTF32).
   policy_numbers wgmma_partials;             ///< Its split-K kernel's policy (block_m == 0: none).
+  policy_numbers wgmma_small;                ///< Its smaller tile's policy (block_m == 0: none).
+  double wgmma_small_below_wave = 0;         ///< See simt_f32_thresholds::wgmma_small.
+  double wgmma_small_min_wave = 0;           ///< See simt_f32_thresholds::wgmma_small_min_wave.
+  int64_t wgmma_small_max_k = 0;             ///< See simt_f32_thresholds::wgmma_small_max_k.
+  double wgmma_small_max_waves = 0;          ///< See simt_f32_thresholds::wgmma_small_max_waves.
   int64_t wgmma_split_min_k = 0;             ///< See simt_f32_thresholds::wgmma_split_min_k.
   int64_t wgmma_split_min_slice_k = 0;       ///< See simt_f32_thresholds::wgmma_split_min_k.
   int64_t wgmma_max_partials_bytes = 0;      ///< See simt_f32_thresholds::wgmma_max_partials_bytes.
@@ -311,7 +316,12 @@ tuning_values values_of() {
     v.wgmma_split_tf32 = Entry::wgmma::split;
     using partials = wgmma_partials_t<typename Entry::wgmma>;
     if constexpr (!std::is_void<partials>::value) v.wgmma_partials = numbers_of<partials>();
+    if constexpr (!std::is_void<typename Entry::wgmma_small>::value) v.wgmma_small = numbers_of<typename Entry::wgmma_small>();
   }
+  v.wgmma_small_below_wave = Entry::wgmma_small_below_wave;
+  v.wgmma_small_min_wave = Entry::wgmma_small_min_wave;
+  v.wgmma_small_max_k = Entry::wgmma_small_max_k;
+  v.wgmma_small_max_waves = Entry::wgmma_small_max_waves;
   v.wgmma_split_min_k = Entry::wgmma_split_min_k;
   v.wgmma_split_min_slice_k = Entry::wgmma_split_min_slice_k;
   v.wgmma_max_partials_bytes = Entry::wgmma_max_partials_bytes;

@@ -115,6 +115,24 @@ struct simt_f32_thresholds {
   static constexpr int64_t wgmma_split_min_slice_k = 256;
   /// The sm_90a kernel's float partial products are bounded by this many bytes; beyond it the split shrinks.
   static constexpr int64_t wgmma_max_partials_bytes = int64_t(512) << 20;
+  /// The entry's smaller sm_90a tile (a wgmma_policy), or void for none: problems whose large tiles (wgmma) would
+  /// fill fewer than wgmma_small_below_wave of the multiprocessors, with k at most wgmma_small_max_k, run unsplit on
+  /// it when its tiles fill at least wgmma_small_min_wave of them and at most wgmma_small_max_waves waves (before any
+  /// split of k is considered).
+  using wgmma_small = void;
+  /// See wgmma_small. Measured on an H200 (scratch probe, bf16 NN, against the 128 x 256 tile split as the plans split
+  /// it; bench/results/h200-hopper-few-tiles.txt): 64 x 128 tiles unsplit ran 128 x 4096 x 4096 in 0.0264 ms against
+  /// 0.0312, 256 x 4096 x 2048 0.0173 against 0.0277, 512 x 4096 x 2048 0.0260 against 0.0363 (64 tiles of the large
+  /// one), 64 x 4096 x 2048 (32 tiles) 0.0168 against 0.0223. 2048^3 (128 large tiles) keeps the large tile.
+  static constexpr double wgmma_small_below_wave = 0.9;
+  /// See wgmma_small: 32 tiles of 64 x 128 (a quarter of the H200's multiprocessors) still beat the split.
+  static constexpr double wgmma_small_min_wave = 0.2;
+  /// See wgmma_small: at most this many waves of small tiles (one block of them fits a multiprocessor, with one
+  /// consumer warpgroup, so more waves of them lose to the large tile's two; 256 tiles, 1.94 waves, measured above).
+  static constexpr double wgmma_small_max_waves = 2.0;
+  /// See wgmma_small: one wave of unsplit small tiles takes about 6 us per 1024 of k on an H200 (0.0247 ms at k =
+  /// 4096), so deeper products with few tiles split k on the large tile instead.
+  static constexpr int64_t wgmma_small_max_k = 4096;
   /// The sm_90a kernel runs one persistent block per multiprocessor (true), which overlaps each tile's epilogue
   /// with the next tile's copies, or one block per tile (false).
   static constexpr bool wgmma_persistent = true;

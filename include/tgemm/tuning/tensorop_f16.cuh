@@ -127,6 +127,13 @@ struct tensorop_f16_sm90 : tensorop_f16_sm80<Element, ElementC> {
   /// tgemm_bench_hopper: 720 TFLOP/s at 4096^3 against 434-446 for the mma.sync tile above; see
   /// bench/results/h200-hopper-first.md).
   using wgmma = wgmma_policy<block_shape<128, 256, 64>, 4, Element, ElementC>;
+  /// Problems too small to fill the GPU with those tiles: 64 x 128 x 64 tiles (one consumer warpgroup) in eight
+  /// stages, unsplit (see simt_f32_thresholds::wgmma_small).
+  using wgmma_small = wgmma_policy<block_shape<64, 128, 64>, 8, Element, ElementC>;
+  /// A float C is written four bytes an element, without TMA stores, at the end of each small tile: with k = 4096
+  /// the split large tile stayed ahead (H200, bf16 -> float: 256 x 2048 x 4096 0.0233 ms against 0.0256 unsplit, 64
+  /// x 4096 x 4096 0.0255 against 0.0259; bench/results/h200-hopper-few-tiles.txt), so float C stops at 2048.
+  static constexpr int64_t wgmma_small_max_k = std::is_same<ElementC, float>::value ? 2048 : 4096;
   /// The entry whose kernels write a split step's float partials (void: C is float, the partials are C's type).
   using partials_entry = float_partials_entry_for<tensorop_f16_sm90, Element, ElementC>;
 };
