@@ -364,14 +364,15 @@ TEMPLATE_LIST_TEST_CASE("gemm() on sm_90a: grids the large tiles would not fill 
                         dispatched_types) {
   using T = typename TestType::first_type;
   using TC = typename TestType::second_type;
-  // 200 x 1000 is 2 x 4 tiles of 128 x 256 and 4 x 8 of 64 x 128: the small tile, unsplit, ragged on both sides
-  // and along k (k = 1000); beta != 0 in row-major form reads C; a C aligned for TMA stores with beta = 0.
+  // 200 x 1000 is 2 x 4 tiles of 128 x 256 and 4 x 8 of 64 x 128 (16 x 2 in row-major form): the small tile,
+  // unsplit, ragged on both sides and along k (k = 1000); beta != 0 in row-major form reads C; 256 x 1000, a C aligned
+  // for TMA stores, with beta = 0. (192 x 1000 would be 3 x 8 small tiles, too few for them.)
   for (const layout order : {layout::col_major, layout::row_major}) {
     for (const auto& ops : op_pairs) {
       tgemm::detail::record_plans plans;
       check_call<T, TC>(dispatched{}, order, ops[0], ops[1], 200, 1000, 1000, 1.25f,
                         order == layout::row_major ? 0.5f : 0.0f);
-      check_call<T, TC>(dispatched{}, order, ops[0], ops[1], 192, 1000, 1000, -1.0f, 0.0f, 0, -1.0, true);
+      check_call<T, TC>(dispatched{}, order, ops[0], ops[1], 256, 1000, 1000, -1.0f, 0.0f, 0, -1.0, true);
       REQUIRE(plans.calls() == 2);
       if (is_sm90()) {
         const tgemm::detail::plan& p = plans.last();

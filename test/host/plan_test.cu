@@ -1082,3 +1082,29 @@ TEST_CASE("GEMV plans on an H200: one row or column of C streams the other opera
   CHECK(text.find("1. gemv along k (one row of C: op(B) streamed): C[0:+1, 0:+8192], 512 blocks x 1 slices") !=
         std::string::npos);
 }
+
+TEST_CASE("a fused epilogue is applied when there is no product to compute, beta = 1 included", "[plan]") {
+  // k = 0 or alpha = 0 leaves C = beta C: nothing to do when beta == 1, unless a fused epilogue still applies its
+  // terms (D = act(C + biases)); the scale step then runs with them. (Found by reliability.differential_batched:
+  // grouped and fused calls with beta = 1 left C as it was.)
+  const device_facts f = h200();
+  const tgemm::tuning::tuning_values values = tgemm::tuning::values_for<tgemm::tuning::default_chain>(f.arch);
+  for (const bool fused : {false, true}) {
+    for (const float beta : {1.0f, 0.5f}) {
+      for (const int64_t k : {int64_t(0), int64_t(9)}) {
+        call_spec c = shape(33, 17, k);
+        c.alpha = k == 0 ? 1.0f : 0.0f;
+        c.beta = beta;
+        tgemm::detail::canonical_call<tgemm::detail::gemm_types<float>> call;
+        REQUIRE(tgemm::detail::check_arguments(c.order, c.op_a, c.op_b, c.m, c.n, c.k, c.alpha, fake(0), c.m,
+                                               fake(0), k > 0 ? k : 1, c.beta, const_cast<float*>(fake(0)), c.m,
+                                               call, c.batch) == status::success);
+        call.fused = fused;
+        plan p;
+        REQUIRE(tgemm::detail::make_plan(call, f, values, p) == status::success);
+        INFO("fused " << fused << ", beta " << beta << ", k " << k);
+        CHECK(kinds_of(p) == (fused || beta != 1.0f ? "scale" : ""));
+      }
+    }
+  }
+}

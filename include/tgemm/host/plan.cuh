@@ -152,10 +152,11 @@ inline status tile_counts(const tuning::policy_numbers& policy, int64_t rows, in
   return status::success;
 }
 
-/// The C = beta C step (nothing at all when beta == 1).
+/// The C = beta C step (nothing at all when beta == 1, unless a fused epilogue must still be applied).
 template <class Types>
 void plan_scale(const canonical_call<Types>& call, plan& out) {
-  if (call.update.beta == typename Types::scalar_type(1)) return;
+  // C = 1 C is nothing to do, unless a fused epilogue still applies its terms (or writes D): D = act(C + biases).
+  if (call.update.beta == typename Types::scalar_type(1) && !call.fused) return;
   plan_step& s = out.steps[out.step_count++];
   s.kind = step_kind::scale;
   s.rows = call.problem.m;
