@@ -3,20 +3,21 @@
 // differential_test.cu (tgemm::gemm(), float) and differential_tensorop.cu (tgemm::gemm(), tensor cores).
 //
 // Three APIs ("apis"), each on six type combinations ("types"), each on --cases N random cases (default 1,500 per
-// API and type, 27,000 in all: about 45 s on an H200; 200 with --small):
+// API and type, 27,000 in all: about 45 s on an H200, where 36,000 took 59 s; 200 with --small):
 //   batched  tgemm::gemm_strided_batched()                   cuBLAS: cublasGemmStridedBatchedEx
 //   grouped  tgemm::gemm_grouped() with tgemm::gemm_group     cuBLAS: cublasGemmEx per group; a group with a fused
 //            epilogue (15 % of them): cublasGemmEx of op(A) op(B) into float (double), the epilogue on the host
 //   fused    tgemm::gemm() (half the cases) or tgemm::gemm_strided_batched() with a tgemm::epilogue
 //            cuBLAS ("plain"): cublasGemmStridedBatchedEx of op(A) op(B) into float (double), then the epilogue
-//            applied on the host in long double; and, where cuBLASLt has the epilogue, cublasLtMatmul too: no
-//            scales, no clamp, at most the one bias cuBLASLt has (a value per row of its column-major D: tgemm's row
-//            bias for a column-major call, its column bias for a row-major one, which cuBLAS sees transposed),
-//            activation none, ReLU or GELU (tanh form) = CUBLASLT_EPILOGUE_DEFAULT, RELU, GELU, BIAS, RELU_BIAS or
-//            GELU_BIAS; C and D apart or not; batches with CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE. Not with alpha = 0
-//            (cuBLASLt 13.1 skipped its epilogue or returned NaN there) nor with C read apart from D in another layout
-//            (an H200 run faulted with a misaligned address). Where cuBLASLt finds no algorithm for a call (counted in
-//            the summary), the plain comparison stands alone.
+//            applied on the host in double (long double for double); and, where cuBLASLt has the epilogue,
+//            cublasLtMatmul too: no scales, no clamp, at most the one bias cuBLASLt has (a value per row of its
+//            column-major D: tgemm's row bias for a column-major call, its column bias for a row-major one, which
+//            cuBLAS sees transposed), activation none, ReLU or GELU (tanh form) = CUBLASLT_EPILOGUE_DEFAULT, RELU,
+//            GELU, BIAS, RELU_BIAS or GELU_BIAS; C and D apart or not; batches with
+//            CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE. Not with alpha = 0 (cuBLASLt 13.1 skipped its epilogue or returned
+//            NaN there) nor with C read apart from D in another layout (an H200 run faulted with a misaligned address
+//            in cuBLAS's or cuBLASLt's calls of such a case, ldc 68, ldd 75). Where cuBLASLt finds no algorithm for a
+//            call (counted in the summary), the plain comparison stands alone.
 // Types: float (strict FP32; cuBLAS CUBLAS_COMPUTE_32F with its default math: no TF32), half_half, half_float,
 // bf16_bf16, bf16_float (A and B 16-bit, C of their type or float; CUBLAS_COMPUTE_32F), f64 (CUBLAS_COMPUTE_64F).
 // cuBLAS runs with CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION, cuBLASLt with its
@@ -37,7 +38,8 @@
 //   - 30 % 16-byte aligned (leading dimensions, strides and offsets rounded to 16 bytes); the others pad each
 //     leading dimension by 0 .. 9 elements and offset the pointers by 1 .. 3 elements now and then;
 //   - alpha and beta in {0, 1, -1, random in [-2, 2)}; with beta == 0, C starts full of NaN (it must not be read);
-//   - values uniform in [-1, 1), small integers or (not for __half) scaled by 2^-20 .. 2^20; never all zero;
+//   - values uniform in [-1, 1), small integers other than 0, or (not for __half) scaled by 2^-20 .. 2^20: never all
+//     zero;
 //   - fused epilogues (the fused API; 15 % of the groups): an activation (none, relu, gelu_tanh, gelu_erf, silu),
 //     each of row bias, column bias (50 %), row scale, column scale (30 %), a clamp (30 %: both bounds, one, or a
 //     range above 0), a separate D (40 %; padded, with C passed as a null pointer half the time when beta == 0),
@@ -75,12 +77,11 @@
 // Options: --seed N, --cases N (per API and type), --case SEED:API:TYPE:INDEX (replay one case, verbosely), --apis
 // a,b (batched, grouped, fused), --types a,b (float, half_half, half_float, bf16_bf16, bf16_float, f64), --small
 // (sizes up to 48: for compute-sanitizer), --no-cublas (float64 reference only, for every size), --no-cublaslt
-// (cuBLAS's product + the host epilogue only), --verbose, --list
-// (print the cases, no GPU), --self-test (the harness on the host without a GPU: case generation, the reference and
-// the comparisons must accept correct data and catch planted errors; bad-argument calls that tgemm refuses before
-// any device work run against fake device pointers; CUDA_VISIBLE_DEVICES is emptied first so nothing can reach a
-// GPU). No Catch2: the exit status is 0 when every case passed and 1 otherwise (or without a GPU), and the last line
-// reads "N passed, N failed".
+// (cuBLAS's product + the host epilogue only), --verbose, --list (print the cases, no GPU), --self-test (the harness
+// on the host without a GPU: case generation, the reference and the comparisons must accept correct data and catch
+// planted errors; bad-argument calls that tgemm refuses before any device work run against fake device pointers;
+// CUDA_VISIBLE_DEVICES is emptied first so nothing can reach a GPU). No Catch2: the exit status is 0 when every case
+// passed and 1 otherwise (or without a GPU), and the last line reads "N passed, N failed".
 #include "check_cublas.hpp"
 #include "check_cuda.hpp"
 #include "element_values.hpp"
@@ -187,7 +188,15 @@ struct type_info {
   bool scaled_values;     // values scaled by 2^-20 .. 2^20 stay in range (not for __half)
 };
 
-enum type_id : int { type_float, type_half_half, type_half_float, type_bf16_bf16, type_bf16_float, type_f64, type_count };
+enum type_id : int {
+  type_float,
+  type_half_half,
+  type_half_float,
+  type_bf16_bf16,
+  type_bf16_float,
+  type_f64,
+  type_count
+};
 
 const type_info types[type_count] = {
     {"float", "A, B, C float (strict FP32)", "CUDA_R_32F, CUBLAS_COMPUTE_32F (default math: no TF32)", 4, 4, true},
@@ -289,7 +298,9 @@ struct epilogue_spec {
   bool null_c = false;         // separate D and beta == 0: C passed as a null pointer
   bool lt_shaped = false;      // drawn for cuBLASLt (whether it applies is decided by lt_applies())
 
-  bool clamps() const { return clamp_min > -std::numeric_limits<float>::infinity() || clamp_max < std::numeric_limits<float>::infinity(); }
+  bool clamps() const {
+    return clamp_min > -std::numeric_limits<float>::infinity() || clamp_max < std::numeric_limits<float>::infinity();
+  }
   std::string describe() const {
     if (!on) return "";
     std::ostringstream s;
@@ -806,13 +817,14 @@ bool reads_c_apart(const case_spec& c) { return c.g.ep.separate_d && c.g.beta !=
 
 /// cuBLASLt has this case's epilogue (see the top of the file), and the call gives it something to do. Left out:
 /// alpha = 0 (cuBLASLt 13.1 was seen to skip its epilogue or return NaN there), and a C read apart from D in
-/// another layout (an H200 run faulted with a misaligned address in such a call).
+/// another layout (an H200 run faulted with a misaligned address after such a call).
 bool lt_applies(const case_spec& c) {
   if (c.api != api_fused || c.bad != bad_kind::none) return false;
   const gemm_spec& g = c.g;
   const epilogue_spec& e = g.ep;
   const bool col = c.order == layout::col_major;
-  const bool one_layout = !reads_c_apart(c) || (e.ldd == g.ldc && (c.single || c.count <= 1 || e.stride_d == c.stride_c));
+  const bool one_layout =
+      !reads_c_apart(c) || (e.ldd == g.ldc && (c.single || c.count <= 1 || e.stride_d == c.stride_c));
   return e.on && g.m > 0 && g.n > 0 && g.k > 0 && c.count > 0 && g.alpha != 0.0f && one_layout && !e.row_scale &&
          !e.column_scale && !e.clamps() && !(col ? e.column_bias : e.row_bias) &&
          (e.act == activation::none || e.act == activation::relu || e.act == activation::gelu_tanh);
@@ -821,9 +833,15 @@ bool lt_applies(const case_spec& c) {
 // ---------------------------------------------------------------------------------------------------------------
 // Host data: every buffer with a double mirror of the same (rounded) values, which the reference reads.
 
+/// -3 .. 3 but 0 (so that no operand is all zero).
+int64_t nonzero_integer(rng& r) {
+  const int64_t x = r.between(1, 3);
+  return r.chance(0.5) ? x : -x;
+}
+
 float draw_value(rng& r, value_kind kind, int scale) {
   switch (kind) {
-    case value_kind::integers: return float(r.between(-3, 3));
+    case value_kind::integers: return float(nonzero_integer(r));
     case value_kind::scaled: return std::ldexp(r.unit(), scale);
     case value_kind::uniform: break;
   }
@@ -835,7 +853,7 @@ template <class T>
 T draw_element(rng& r, value_kind kind, int scale) {
   if constexpr (std::is_same<T, double>::value) {
     switch (kind) {
-      case value_kind::integers: return double(r.between(-3, 3));
+      case value_kind::integers: return double(nonzero_integer(r));
       case value_kind::scaled: return std::ldexp(r.unit53(), scale);
       case value_kind::uniform: break;
     }
@@ -1233,21 +1251,24 @@ void check_values(const case_spec& c, const case_layout& l, const host_data<T, T
         element_value exact_value, plain_value;
         if (ref.exact) exact_value = finish(q, h, order, i, j, ref.sum[size_t(i + j * q.m)], mp);
         if (plain) {
-          plain_value = finish(q, h, order, i, j, (long double)(*got.plain)[size_t(q.plain + index_of(order, i, j, ldp))], mp);
+          const long double sum = (*got.plain)[size_t(q.plain + index_of(order, i, j, ldp))];
+          plain_value = finish(q, h, order, i, j, sum, mp);
         }
         const element_value& shape = ref.exact ? exact_value : plain_value;  // the magnitudes (same for both)
         if (ref.exact || plain) {
           x.magnitude = shape.magnitude, x.scaled = shape.scaled, x.scale = shape.scale;
           x.pre = std::fabs(double(shape.pre)), x.value = std::fabs(double(shape.value));
         } else {  // a large case without an epilogue: M from the norms, |y| from the results
-          const double beta_c = q.beta != 0 ? std::fabs(q.beta * h.c_mirror[size_t(q.c + index_of(order, i, j, q.ldc))]) : 0.0;
+          const double old = q.beta != 0 ? h.c_mirror[size_t(q.c + index_of(order, i, j, q.ldc))] : 0.0;
+          const double beta_c = std::fabs(q.beta * old);
           x.scale = std::fabs(q.alpha), x.scaled = x.scale * mp, x.magnitude = x.scaled + beta_c;
         }
         double primary = 0;
         if (plain) primary = double(plain_value.value);
         if (direct) primary = to_double((*got.direct_c)[size_t(q.c + index_of(order, i, j, q.ldc))]);
         if (!ref.exact && !plain) {
-          const double y = std::max(std::isfinite(t) ? std::fabs(t) : 0.0, std::isfinite(primary) ? std::fabs(primary) : 0.0);
+          const double y =
+              std::max(std::isfinite(t) ? std::fabs(t) : 0.0, std::isfinite(primary) ? std::fabs(primary) : 0.0);
           x.pre = x.value = y;
         }
         const double allowed_t = bound.tgemm(x);
@@ -1284,7 +1305,8 @@ void check_values(const case_spec& c, const case_layout& l, const host_data<T, T
     }
   }
   if (primary64.bad > 0) {
-    v.notes.push_back(primary64.describe(std::string(primary_name) + " vs the float64 reference", "cuBLAS", "reference"));
+    v.notes.push_back(
+        primary64.describe(std::string(primary_name) + " vs the float64 reference", "cuBLAS", "reference"));
   }
   if (t_lt.bad > 0) {
     if ((exact && lt64.bad > 0 && t64.bad == 0) || (!exact && lt_primary.bad > 0 && t_primary.bad == 0)) {
@@ -1520,7 +1542,8 @@ cublasLtMatrixLayout_t lt_layout(cudaDataType type, int64_t rows, int64_t cols, 
   if (count > 1) {
     const int32_t batches = int32_t(count);
     DIFF_CUBLAS(cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batches, sizeof batches));
-    DIFF_CUBLAS(cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof stride));
+    DIFF_CUBLAS(
+        cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof stride));
   }
   return l;
 }
@@ -1599,7 +1622,8 @@ struct harness {
     else if (bias) epilogue = CUBLASLT_EPILOGUE_BIAS;
 
     lt_descriptors x;
-    DIFF_CUBLAS(cublasLtMatmulDescCreate(&x.op, compute_of<T>(), std::is_same<T, double>::value ? CUDA_R_64F : CUDA_R_32F));
+    const cudaDataType scale_type = std::is_same<T, double>::value ? CUDA_R_64F : CUDA_R_32F;
+    DIFF_CUBLAS(cublasLtMatmulDescCreate(&x.op, compute_of<T>(), scale_type));
     DIFF_CUBLAS(cublasLtMatmulDescSetAttribute(x.op, CUBLASLT_MATMUL_DESC_TRANSA, &call.op_x, sizeof call.op_x));
     DIFF_CUBLAS(cublasLtMatmulDescSetAttribute(x.op, CUBLASLT_MATMUL_DESC_TRANSB, &call.op_y, sizeof call.op_y));
     DIFF_CUBLAS(cublasLtMatmulDescSetAttribute(x.op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue));
@@ -2039,7 +2063,8 @@ bool parse_names(const Table (&table)[Count], const std::string& text, std::vect
   size_t start = 0;
   while (start <= text.size()) {
     const size_t comma = text.find(',', start);
-    const int i = index_named(table, text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    const size_t length = comma == std::string::npos ? std::string::npos : comma - start;
+    const int i = index_named(table, text.substr(start, length));
     if (i < 0) return false;
     out.push_back(i);
     if (comma == std::string::npos) break;
