@@ -1,11 +1,13 @@
-// tgemm::gemm_strided_batched() against cuBLAS's strided-batched GEMM, timed side by side in one process.
+// tgemm::gemm_strided_batched() against cuBLAS's strided-batched GEMM, or with --api pointers tgemm::gemm_batched()
+// against cublasGemmBatchedEx (device arrays of pointers, the same products), timed side by side in one process.
 //
-// Usage: tgemm_bench_batched [--types f32,bf16,fp16,tf32] [--reps N] [--out DIR]
+// Usage: tgemm_bench_batched [--types f32,bf16,fp16,tf32] [--reps N] [--out DIR] [--api strided|pointers]
 //   --types  f32 = float, strict FP32 (against cublasSgemmStridedBatched); bf16 = bf16 -> bf16 and fp16 = fp16 ->
 //            fp16, float accumulation (against cublasGemmStridedBatchedEx, CUBLAS_COMPUTE_32F); tf32 = float with
 //            math_mode::tf32 (against CUBLAS_COMPUTE_32F_FAST_TF32). Default f32,bf16.
 //   --reps   timed launches per implementation and shape (default 20).
 //   --out    directory of batched_results.csv (default ".").
+//   --api    strided (default) or pointers: the pointer-array calls on the same operands (arrays built once per set).
 //
 // Shapes (count x (m, n, k), column-major NN, tight leading dimensions and strides): the strided-batched shapes of
 // the batched-GEMM issue: 4096 x 32^3, 1024 x 64^3, 256 x 128^3, 64 x 256^3, 16 x 1024^3, 8 x 2048^3,
@@ -54,6 +56,8 @@ const shape shapes[] = {{4096, 32, 32, 32},    {1024, 64, 64, 64}, {256, 128, 12
                         {16, 1024, 1024, 1024}, {8, 2048, 2048, 2048}, {96, 512, 512, 64}, {96, 512, 64, 512}};
 
 constexpr int max_sets = 8;
+/// --api pointers: tgemm::gemm_batched() against cublasGemmBatchedEx.
+bool pointer_api = false;
 constexpr int warmup_launches = 3;
 
 template <class T>
@@ -76,7 +80,27 @@ cublasHandle_t cublas() {
 template <class T>
 struct operand_set {
   T *a = nullptr, *b = nullptr, *c = nullptr;
+  // --api pointers: device arrays of each product's A, B and C.
+  const T** pa = nullptr;
+  const T** pb = nullptr;
+  T** pc = nullptr;
 };
+
+/// Fills a set's pointer arrays (tight strides, as the strided calls read them).
+template <class T>
+void make_pointer_arrays(const shape& s, operand_set<T>& o) {
+  std::vector<const T*> a(size_t(s.count)), b(size_t(s.count));
+  std::vector<T*> c(size_t(s.count));
+  for (int64_t i = 0; i < s.count; ++i) {
+    a[size_t(i)] = o.a + i * s.m * s.k, b[size_t(i)] = o.b + i * s.k * s.n, c[size_t(i)] = o.c + i * s.m * s.n;
+  }
+  TGEMM_CHECK_CUDA(cudaMalloc(&o.pa, a.size() * sizeof(T*)));
+  TGEMM_CHECK_CUDA(cudaMalloc(&o.pb, b.size() * sizeof(T*)));
+  TGEMM_CHECK_CUDA(cudaMalloc(&o.pc, c.size() * sizeof(T*)));
+  TGEMM_CHECK_CUDA(cudaMemcpy(o.pa, a.data(), a.size() * sizeof(T*), cudaMemcpyHostToDevice));
+  TGEMM_CHECK_CUDA(cudaMemcpy(o.pb, b.data(), b.size() * sizeof(T*), cudaMemcpyHostToDevice));
+  TGEMM_CHECK_CUDA(cudaMemcpy(o.pc, c.data(), c.size() * sizeof(T*), cudaMemcpyHostToDevice));
+}
 
 /// What one element type runs with: its name, math, cuBLAS compute type and peak.
 struct type_info {
@@ -90,6 +114,15 @@ template <class T>
 void launch_tgemm(const shape& s, const type_info& info, const operand_set<T>& o) {
   tgemm::options opts;
   opts.math = info.math;
+  if (pointer_api) {
+    const tgemm::status st = tgemm::gemm_batched(layout::col_major, op::none, op::none, s.m, s.n, s.k, 1.0f, o.pa, s.m,
+                                                 o.pb, s.k, 0.0f, o.pc, s.m, s.count, nullptr, opts);
+    if (st != tgemm::status::success) {
+      std::fprintf(stderr, "tgemm::gemm_batched failed: %s\n", tgemm::last_error().message.c_str());
+      std::exit(2);
+    }
+    return;
+  }
   const tgemm::status st = tgemm::gemm_strided_batched(
       layout::col_major, op::none, op::none, s.m, s.n, s.k, 1.0f, o.a, s.m, s.m * s.k, o.b, s.k, s.k * s.n, 0.0f, o.c,
       s.m, s.m * s.n, s.count, nullptr, opts);
@@ -102,6 +135,14 @@ void launch_tgemm(const shape& s, const type_info& info, const operand_set<T>& o
 template <class T>
 void launch_cublas(const shape& s, const type_info& info, const operand_set<T>& o) {
   const float alpha = 1.0f, beta = 0.0f;
+  if (pointer_api) {
+    TGEMM_CHECK_CUBLAS(cublasGemmBatchedEx(cublas(), CUBLAS_OP_N, CUBLAS_OP_N, int(s.m), int(s.n), int(s.k), &alpha,
+                                           reinterpret_cast<const void* const*>(o.pa), cuda_type<T>(), int(s.m),
+                                           reinterpret_cast<const void* const*>(o.pb), cuda_type<T>(), int(s.k), &beta,
+                                           reinterpret_cast<void* const*>(o.pc), cuda_type<T>(), int(s.m),
+                                           int(s.count), info.compute, CUBLAS_GEMM_DEFAULT));
+    return;
+  }
   if (std::is_same<T, float>::value && info.math == tgemm::math_mode::strict) {
     TGEMM_CHECK_CUBLAS(cublasSgemmStridedBatched(cublas(), CUBLAS_OP_N, CUBLAS_OP_N, int(s.m), int(s.n), int(s.k),
                                                  &alpha, reinterpret_cast<const float*>(o.a), int(s.m), s.m * s.k,
@@ -143,12 +184,15 @@ void run_type(const type_info& info, size_t l2_bytes, int reps, std::ofstream& c
       TGEMM_CHECK_CUDA(cudaMemcpy(o.a, host.data(), a_count * sizeof(T), cudaMemcpyHostToDevice));
       TGEMM_CHECK_CUDA(cudaMemcpy(o.b, host.data() + a_count, b_count * sizeof(T), cudaMemcpyHostToDevice));
       TGEMM_CHECK_CUDA(cudaMemset(o.c, 0x3c, c_count * sizeof(T)));
+      if (pointer_api) make_pointer_arrays(s, o);
     }
     // Correctness against cuBLAS on set 0.
     T* reference = nullptr;
     TGEMM_CHECK_CUDA(cudaMalloc(&reference, c_count * sizeof(T)));
     launch_tgemm(s, info, operands[0]);
-    launch_cublas(s, info, operand_set<T>{operands[0].a, operands[0].b, reference});
+    operand_set<T> check{operands[0].a, operands[0].b, reference};
+    if (pointer_api) make_pointer_arrays(s, check);
+    launch_cublas(s, info, check);
     TGEMM_CHECK_CUDA(cudaDeviceSynchronize());
     const std::vector<double> got = download(operands[0].c, c_count), want = download(reference, c_count);
     double diff = 0, norm = 0;
@@ -159,6 +203,7 @@ void run_type(const type_info& info, size_t l2_bytes, int reps, std::ofstream& c
                   info.name, (long long)s.count, (long long)s.m, (long long)s.n, (long long)s.k, relative);
     }
     TGEMM_CHECK_CUDA(cudaFree(reference));
+    cudaFree(check.pa), cudaFree(check.pb), cudaFree(check.pc);
 
     size_t rotation = 0;
     const tgemm::test::paired_medians t = tgemm::test::interleaved_medians(
@@ -168,7 +213,9 @@ void run_type(const type_info& info, size_t l2_bytes, int reps, std::ofstream& c
           else launch_cublas(s, info, o);
         },
         reps, warmup_launches);
-    for (operand_set<T>& o : operands) cudaFree(o.a), cudaFree(o.b), cudaFree(o.c);
+    for (operand_set<T>& o : operands) {
+      cudaFree(o.a), cudaFree(o.b), cudaFree(o.c), cudaFree(o.pa), cudaFree(o.pb), cudaFree(o.pc);
+    }
 
     const double flops = 2.0 * double(s.count) * double(s.m) * double(s.n) * double(s.k);
     const double t_ms = t.first_ms, c_ms = t.second_ms;
@@ -199,8 +246,11 @@ int main(int argc, char** argv) {
     if (arg == "--types" && i + 1 < argc) types = argv[++i];
     else if (arg == "--reps" && i + 1 < argc) reps = std::max(1, std::atoi(argv[++i]));
     else if (arg == "--out" && i + 1 < argc) out_dir = argv[++i];
-    else {
-      std::fprintf(stderr, "usage: %s [--types f32,bf16,fp16,tf32] [--reps N] [--out DIR]\n", argv[0]);
+    else if (arg == "--api" && i + 1 < argc && (std::string(argv[i + 1]) == "strided" || std::string(argv[i + 1]) == "pointers")) {
+      pointer_api = std::string(argv[++i]) == "pointers";
+    } else {
+      std::fprintf(stderr, "usage: %s [--types f32,bf16,fp16,tf32] [--reps N] [--out DIR] [--api strided|pointers]\n",
+                   argv[0]);
       return 1;
     }
   }
@@ -208,9 +258,10 @@ int main(int argc, char** argv) {
   cudaDeviceProp prop{};
   TGEMM_CHECK_CUDA(cudaGetDevice(&device));
   TGEMM_CHECK_CUDA(cudaGetDeviceProperties(&prop, device));
-  std::printf("device: %s, sm_%d%d, %d SMs, L2 %d MB\n", prop.name, prop.major, prop.minor, prop.multiProcessorCount,
-              prop.l2CacheSize >> 20);
-  std::ofstream csv(out_dir + "/batched_results.csv");
+  std::printf("device: %s, sm_%d%d, %d SMs, L2 %d MB; api: %s\n", prop.name, prop.major, prop.minor,
+              prop.multiProcessorCount, prop.l2CacheSize >> 20,
+              pointer_api ? "pointer arrays (tgemm::gemm_batched, cublasGemmBatchedEx)" : "strided");
+  std::ofstream csv(out_dir + (pointer_api ? "/batched_pointers_results.csv" : "/batched_results.csv"));
   csv << "type,shape,implementation,median_ms,tflops,ratio_to_cublas,percent_of_peak,gb_per_s\n";
   std::printf("%-6s %-22s %-7s %10s %9s %9s %7s %8s\n", "type", "count x (m,n,k)", "impl", "median ms", "TFLOP/s",
               "vs cuBLAS", "% peak", "GB/s");
@@ -225,6 +276,6 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
-  std::printf("wrote %s/batched_results.csv\n", out_dir.c_str());
+  std::printf("wrote %s/%s\n", out_dir.c_str(), pointer_api ? "batched_pointers_results.csv" : "batched_results.csv");
   return 0;
 }

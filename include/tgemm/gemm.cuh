@@ -19,6 +19,7 @@
 #include "version.hpp"
 
 #include "host/gemm.cuh"
+#include "host/gemm_indirect.cuh"
 #include "host/grouped.cuh"
 #include "host/mdspan.cuh"
 

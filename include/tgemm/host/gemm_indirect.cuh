@@ -1,0 +1,348 @@
+/// \file host/gemm_indirect.cuh
+/// \brief GEMMs whose operands the host cannot see: tgemm::gemm_batched() (device arrays of pointers, as
+/// cublasGemmBatchedEx takes them) and tgemm::gemm_grouped_device() (groups whose sizes and pointers live in device
+/// memory, the mixture-of-experts case). Both run one launch of kernel::gemm_indirect_kernel per 65,535 products, on
+/// a tile of the call's tuning table chosen from the sizes the host knows (the shape, or the groups' bounds).
+///
+/// What the host cannot check, the kernel does per product: pointers it would use (a null one: the product is
+/// skipped), and for groups their sizes against the bounds and their leading dimensions (each group's status can be
+/// read back). Operands not aligned for the tile's vector loads run a direct loop instead (correct, slower). The
+/// Hopper kernel (TMA) needs tensor maps built from the pointers on the host, so these calls run the mma.sync and
+/// SIMT tiles on every GPU.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <mutex>
+#include <string>
+#include <type_traits>
+
+#include "../arch/probe.cuh"
+#include "../config.cuh"
+#include "../kernel/gemm_indirect_kernel.cuh"
+#include "../status.cuh"
+#include "../tuning/selector.cuh"
+#include "../types.cuh"
+#include "arguments.cuh"
+#include "cuda_status.cuh"
+#include "device_facts.cuh"
+#include "device_scope.cuh"
+#include "gemm.cuh"
+#include "launcher.cuh"
+#include "plan_print.cuh"
+#include "workspace.cuh"
+
+namespace tgemm {
+
+/// The largest sizes any group of a tgemm::gemm_grouped_device() call has: the host sizes the grid (and chooses
+/// the tile) from them; a group that exceeds one is skipped with status::invalid_dimension.
+struct group_bounds {
+  int64_t max_m = 0;  ///< The most rows of op(A) and C of any group.
+  int64_t max_n = 0;  ///< The most columns of op(B) and C.
+  int64_t max_k = 0;  ///< The deepest k.
+};
+
+namespace detail {
+TGEMM_BEGIN_DISPATCH_NAMESPACE
+
+/// The indirect kernels of one tuning table for one kind of product source: the table's medium and small tiles
+/// (the two that suit any op pair), four op pairs each, instantiated only where such a call is compiled.
+template <class Table, class Products>
+struct indirect_kernels {
+  template <tuning::slot Slot>
+  using source = kernel::tuned_policy<Table, Slot>;
+  using policy = kernel::host_policy<source<tuning::slot::medium>>;
+  using scalar = typename policy::scalar_type;
+  using kernel_type = void (*)(const Products, const scalar, const scalar, const kernel::tile_grid, const int64_t);
+
+  /// The kernel of a slot (medium or small) and op pair.
+  static kernel_type find(bool small, op op_a, op op_b) {
+    kernel_type found = nullptr;
+    with_ops(op_a, op_b, [&](auto a, auto b) {
+      constexpr op oa = decltype(a)::value, ob = decltype(b)::value;
+      found = small ? &kernel::gemm_indirect_kernel<source<tuning::slot::small>, oa, ob, Products>
+                    : &kernel::gemm_indirect_kernel<source<tuning::slot::medium>, oa, ob, Products>;
+      return status::success;
+    });
+    return found;
+  }
+
+  /// What the choice of tile needs to know about a device: its entry's values and how many blocks of each tile
+  /// (for this op pair) a multiprocessor holds. Read once per device and op pair.
+  struct facts {
+    int arch = 0;
+    int multiprocessors = 0;
+    tuning::tuning_values values;
+    int resident_medium = 1, resident_small = 1;
+  };
+
+  /// Reads (once) the facts of `device` for an op pair, preparing both kernels (image present, shared memory limit).
+  static status facts_for(int device, op op_a, op op_b, facts& out) {
+    static std::mutex mutex;
+    static facts cache[cached_devices][4];
+    static std::atomic<bool> ready[cached_devices][4];
+    const int pair = op_pair_index(op_a, op_b);
+    const bool cached = device >= 0 && device < cached_devices;
+    if (cached && ready[device][pair].load(std::memory_order_acquire)) {
+      out = cache[device][pair];
+      return status::success;
+    }
+    std::lock_guard<std::mutex> lock(mutex);
+    if (cached && ready[device][pair].load(std::memory_order_relaxed)) {
+      out = cache[device][pair];
+      return status::success;
+    }
+    relaxed_capture_scope relaxed;
+    facts f;
+    cudaFuncAttributes attributes{};
+    cudaError_t error = cudaFuncGetAttributes(&attributes, kernel::arch_probe<0>);
+    if (error != cudaSuccess) return fail_cuda(error, device, "reading the arch probe's attributes");
+    f.arch = attributes.ptxVersion * 10;
+    if (f.arch < tuning::oldest_arch<Table>()) {
+      return fail(status::unsupported_device, cudaSuccess,
+                  "GEMMs of %s need tensor-core instructions of sm_%d or newer; device %d is %s",
+                  element_traits<typename policy::element_a>::name, tuning::oldest_arch<Table>() / 10, device,
+                  device_sm_name(device).c_str());
+    }
+    error = cudaDeviceGetAttribute(&f.multiprocessors, cudaDevAttrMultiProcessorCount, device);
+    if (error != cudaSuccess) return fail_cuda(error, device, "reading the multiprocessor count");
+    f.values = tuning::values_for<Table>(f.arch);
+    for (const bool small : {false, true}) {
+      const tuning::policy_numbers& p = f.values[small ? tuning::slot::small : tuning::slot::medium];
+      const kernel_type k = find(small, op_a, op_b);
+      char what[160];
+      std::snprintf(what, sizeof what, "preparing the indirect %s kernel (policy %s)", small ? "small" : "medium",
+                    p.name().c_str());
+      if (status s = prepare_kernel(k, device, p.shared_bytes, what); s != status::success) return s;
+      int blocks = 0;
+      error = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k, p.threads, size_t(p.shared_bytes));
+      if (error != cudaSuccess) return fail_cuda(error, device, what);
+      (small ? f.resident_small : f.resident_medium) = blocks > 0 ? blocks : 1;
+    }
+    if (cached) {
+      cache[device][pair] = f;
+      ready[device][pair].store(true, std::memory_order_release);
+    }
+    out = f;
+    return status::success;
+  }
+
+  /// The tile for `count` products of at most m x n: the one whose blocks fill the device's resident-block slots
+  /// best, weighed by how much of each tile lies inside C and the entry's measured speed of the small tile (the
+  /// planner's score for one grid of a strided batch, docs/dispatch.md).
+  static bool choose_small(const facts& f, int64_t m, int64_t n, int64_t count) {
+    double best[2] = {0, 0};
+    for (const bool small : {false, true}) {
+      const tuning::policy_numbers& p = f.values[small ? tuning::slot::small : tuning::slot::medium];
+      const int64_t tiles_m = kernel::tiles_for(m, p.block_m), tiles_n = kernel::tiles_for(n, p.block_n);
+      const double tiles = double(tiles_m * tiles_n) * double(count);
+      const double slots = double(f.multiprocessors > 0 ? f.multiprocessors : 1) *
+                           double(small ? f.resident_small : f.resident_medium);
+      const double waves = double(int64_t((tiles + slots - 1) / slots));
+      const double used = double(m) * double(n) / (double(tiles_m * p.block_m) * double(tiles_n * p.block_n));
+      best[small] = used * tiles / (waves * slots) * (small ? f.values.small_speed / f.values.medium_speed : 1.0);
+    }
+    return best[1] > best[0];
+  }
+
+  /// Launches every product of `products` (count of them, at most m x n each) in grids of up to 65,535 products.
+  static status run(const Products& products, op op_a, op op_b, int64_t m, int64_t n, int64_t k, int64_t count,
+                    scalar alpha, scalar beta, cudaStream_t stream, const char* what) {
+    device_scope scope(stream);
+    if (scope.state() != status::success) return scope.state();
+    const int device = scope.device();
+    facts f;
+    if (status s = facts_for(device, op_a, op_b, f); s != status::success) return s;
+    const bool small = choose_small(f, m, n, count);
+    const tuning::policy_numbers& p = f.values[small ? tuning::slot::small : tuning::slot::medium];
+    kernel::tile_grid tiles;
+    tiles.tiles_m = kernel::tiles_for(m, p.block_m);
+    tiles.tiles_n = kernel::tiles_for(n, p.block_n);
+    if (!kernel::grid_fits(tiles.tiles_m * tiles.tiles_n)) {
+      return fail(status::invalid_dimension, cudaSuccess,
+                  "%s: %lld x %lld products need %lld x %lld thread blocks each, more than one grid holds", what,
+                  (long long)m, (long long)n, (long long)tiles.tiles_m, (long long)tiles.tiles_n);
+    }
+    if (print_plans_requested()) {
+      std::fprintf(stderr,
+                   "tgemm plan: %s, %lld products of at most %lld x %lld x %lld, ops %s%s: one launch per 65535 "
+                   "products of the %s tile (%s), %lld x %lld tiles each; products not aligned for its loads run "
+                   "the direct loop\n",
+                   what, (long long)count, (long long)m, (long long)n, (long long)k, op_letter(op_a),
+                   op_letter(op_b), small ? "small" : "medium", p.name().c_str(), (long long)tiles.tiles_m,
+                   (long long)tiles.tiles_n);
+    }
+    const kernel_type kernel = find(small, op_a, op_b);
+    dim3 grid = kernel::grid_for(tiles.tiles_m * tiles.tiles_n);
+    for (int64_t first = 0; first < count; first += kernel::max_grid_y) {
+      grid.z = unsigned(count - first < kernel::max_grid_y ? count - first : kernel::max_grid_y);
+      if (status s = launch_kernel(kernel, grid, dim3(unsigned(p.threads)), p.shared_bytes, stream, device, what,
+                                   products, alpha, beta, tiles, first);
+          s != status::success) {
+        return s;
+      }
+    }
+    return status::success;
+  }
+
+ private:
+  template <class F>
+  static status with_ops(op op_a, op op_b, F&& f) {
+    using none = std::integral_constant<op, op::none>;
+    using transpose = std::integral_constant<op, op::transpose>;
+    if (op_a == op::none) return op_b == op::none ? f(none{}, none{}) : f(none{}, transpose{});
+    return op_b == op::none ? f(transpose{}, none{}) : f(transpose{}, transpose{});
+  }
+};
+
+/// Calls f(std::integral_constant<math_mode, M>{}) with the math mode a call runs: options.math for float inputs
+/// (strict where NVIDIA_TF32_OVERRIDE=0 forbids TF32), strict for the other types; invalid_option for a value
+/// tgemm::math_mode does not name.
+template <class TA, class F>
+status with_math(const options& opts, F&& f) {
+  if (!is_valid(opts.math)) {
+    return fail(status::invalid_option, cudaSuccess,
+                "options.math = %d is not a tgemm::math_mode (strict = 0, tf32 = 1, tf32x3 = 2)", int(opts.math));
+  }
+  if constexpr (std::is_same<TA, float>::value) {
+    if (opts.math == math_mode::tf32 && !tf32_forbidden()) {
+      return f(std::integral_constant<math_mode, math_mode::tf32>{});
+    }
+    if (opts.math == math_mode::tf32x3 && !tf32_forbidden()) {
+      return f(std::integral_constant<math_mode, math_mode::tf32x3>{});
+    }
+  }
+  return f(std::integral_constant<math_mode, math_mode::strict>{});
+}
+
+TGEMM_END_DISPATCH_NAMESPACE
+}  // namespace detail
+
+TGEMM_BEGIN_DISPATCH_NAMESPACE
+
+/// `batch_count` GEMMs whose operands are given as device arrays of device pointers, as cublasGemmBatchedEx takes
+/// them: for i in [0, batch_count), C[i] = alpha op(A[i]) op(B[i]) + beta C[i], every product m x n x k with the
+/// same leading dimensions. Every element type, math option and layout of tgemm::gemm().
+///
+/// The host checks what it can see (sizes, leading dimensions, the arrays themselves); the GPU reads the pointers,
+/// so: a null pointer that a product would use skips that product (its C untouched); products whose A or B is not
+/// aligned for the chosen tile's vector loads (16 bytes for the tensor-core tiles) run a direct loop, several times
+/// slower; two products writing the same C race, as in cuBLAS. Products run together, one launch per 65,535, on the
+/// table's medium or small tile (TGEMM_PRINT_PLAN=1 says which), never on the Hopper kernel (its tensor maps are
+/// built from the pointers on the host). No workspace.
+///
+/// \return status::success once every launch is enqueued; as tgemm::gemm() for the sizes, leading dimensions,
+/// layout, ops and options; batch_count < 0 is invalid_dimension; a null array that the call reads is null_pointer;
+/// batch_count == 0, m == 0 or n == 0 succeed touching nothing.
+template <class TA, class TB, class TC>
+status gemm_batched(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k,
+                    ::tgemm::detail::scalar_for<TA, TC> alpha, const TA* const* A, int64_t lda, const TB* const* B,
+                    int64_t ldb, ::tgemm::detail::scalar_for<TA, TC> beta, TC* const* C, int64_t ldc,
+                    int64_t batch_count, cudaStream_t stream = nullptr, const options& opts = options{}) {
+  using types = typename ::tgemm::detail::checked_gemm_types<TA, TB, TC>::type;
+  namespace d = ::tgemm::detail;
+  if (batch_count < 0) {
+    return d::fail(status::invalid_dimension, cudaSuccess, "batch_count = %lld is negative", (long long)batch_count);
+  }
+  // The arrays stand in for the matrices in tgemm::gemm()'s checks: the same messages for the same mistakes (an
+  // empty batch, like an empty product, reads and writes nothing, so its arrays may be null).
+  d::canonical_call<types> call;
+  const d::batch_shape one_or_none{batch_count == 0 ? 0 : 1, 0, 0, 0};
+  if (status s = d::check_arguments(order, op_a, op_b, m, n, k, alpha, reinterpret_cast<const TA*>(A), lda,
+                                    reinterpret_cast<const TB*>(B), ldb, beta,
+                                    reinterpret_cast<TC*>(const_cast<TC**>(C)), ldc, call, one_or_none);
+      s != status::success) {
+    return s;
+  }
+  return d::with_math<TA>(opts, [&](auto math) -> status {
+    using table = typename tuning::table_for<TA, TC, decltype(math)::value>::type;
+    using products = kernel::pointer_array_products<TA, TB, TC>;
+    if (call.empty) return status::success;
+    // The column-major form: a row-major call multiplies C^T = op(B)^T op(A)^T, so the arrays swap as the matrices do.
+    const bool row_major = order == layout::row_major;
+    products p;
+    p.a = row_major ? reinterpret_cast<const TA* const*>(B) : A;
+    p.b = row_major ? reinterpret_cast<const TB* const*>(A) : B;
+    p.c = C;
+    p.m = call.problem.m, p.n = call.problem.n, p.k = call.problem.k;
+    p.lda = call.problem.lda, p.ldb = call.problem.ldb, p.ldc = ldc;
+    return d::indirect_kernels<table, products>::run(p, call.op_a, call.op_b, p.m, p.n, p.k, batch_count, alpha, beta,
+                                                     stream, "tgemm::gemm_batched");
+  });
+}
+
+/// `group_count` GEMMs whose sizes and pointers live in device memory (a mixture of experts, whose tokens per
+/// expert only the GPU knows): for each i, groups[i] (a tgemm::gemm_group_device in device memory) describes
+/// C_i = alpha op(A_i) op(B_i) + beta C_i in storage order `order`, with this call's ops, scalars and math option.
+/// `bounds` (host) gives the largest m, n and k of any group: the grid covers max_m x max_n for every group, and the
+/// blocks past a group's own extent return at once, so tight bounds keep the launch small.
+///
+/// Each group is checked on the GPU before it runs: sizes within the bounds, leading dimensions as tgemm::gemm()
+/// requires them, the pointers it would use not null and aligned to their elements. A group that fails is skipped
+/// (its C untouched); where `group_status` (device memory, group_count int32_t) is not null, the kernel writes each
+/// group's tgemm::status there as an int (0: success). Groups with m or n of 0 are nothing to do; k of 0, or alpha
+/// of 0, computes C = beta C. Runs as tgemm::gemm_batched() does (the table's medium or small tile, chosen from the
+/// bounds; a direct loop for operands not aligned for its loads). No workspace.
+///
+/// \return status::success once the launches are enqueued; group_count < 0 or a negative bound is
+/// invalid_dimension, a null `groups` with group_count > 0 null_pointer; invalid_layout, invalid_op and
+/// invalid_option as tgemm::gemm(); group_count == 0 or a zero bound of m or n succeed touching nothing
+/// (group_status is not written then).
+template <class TA, class TB, class TC>
+status gemm_grouped_device(layout order, op op_a, op op_b, ::tgemm::detail::scalar_for<TA, TC> alpha,
+                           const gemm_group_device<TA, TB, TC>* groups, int64_t group_count,
+                           const group_bounds& bounds, ::tgemm::detail::scalar_for<TA, TC> beta,
+                           int32_t* group_status = nullptr, cudaStream_t stream = nullptr,
+                           const options& opts = options{}) {
+  using types = typename ::tgemm::detail::checked_gemm_types<TA, TB, TC>::type;
+  namespace d = ::tgemm::detail;
+  if (group_count < 0) {
+    return d::fail(status::invalid_dimension, cudaSuccess, "group_count = %lld is negative", (long long)group_count);
+  }
+  if (bounds.max_m < 0 || bounds.max_n < 0 || bounds.max_k < 0) {
+    return d::fail(status::invalid_dimension, cudaSuccess,
+                   "bounds (max_m = %lld, max_n = %lld, max_k = %lld) must not be negative", (long long)bounds.max_m,
+                   (long long)bounds.max_n, (long long)bounds.max_k);
+  }
+  if (group_count > 0 && groups == nullptr) {
+    return d::fail(status::null_pointer, cudaSuccess, "groups is null with group_count = %lld",
+                   (long long)group_count);
+  }
+  // The layout and ops are checked as tgemm::gemm() checks them: a call of the bounds' shape with tight leading
+  // dimensions stands in (the groups' own are checked on the GPU), and gives the column-major form's ops.
+  const bool row_major = order == layout::row_major;
+  const auto tight = [&](op operation, int64_t rows, int64_t cols) {
+    const int64_t stored = (operation == op::none) != row_major ? rows : cols;
+    return stored > 1 ? stored : int64_t(1);
+  };
+  const int64_t m = bounds.max_m, n = bounds.max_n, k = bounds.max_k;
+  d::canonical_call<types> call;
+  const auto* stand_in = reinterpret_cast<const TA*>(groups);
+  if (status s = d::check_arguments(order, op_a, op_b, m, n, k, alpha, stand_in, tight(op_a, m, k),
+                                    reinterpret_cast<const TB*>(stand_in), tight(op_b, k, n), beta,
+                                    reinterpret_cast<TC*>(const_cast<TA*>(stand_in)), tight(op::none, m, n), call);
+      s != status::success && s != status::null_pointer && s != status::size_overflow) {
+    return s;
+  }
+  return d::with_math<TA>(opts, [&](auto math) -> status {
+    using table = typename tuning::table_for<TA, TC, decltype(math)::value>::type;
+    using products = kernel::device_group_products<TA, TB, TC>;
+    if (group_count == 0 || m == 0 || n == 0) return status::success;
+    products p;
+    p.groups = groups;
+    p.status_out = group_status;
+    p.row_major = row_major;
+    p.op_a = op_a, p.op_b = op_b;
+    p.max_m = m, p.max_n = n, p.max_k = k;
+    const op kernel_a = row_major ? op_b : op_a, kernel_b = row_major ? op_a : op_b;
+    const int64_t kernel_m = row_major ? n : m, kernel_n = row_major ? m : n;
+    return d::indirect_kernels<table, products>::run(p, kernel_a, kernel_b, kernel_m, kernel_n, k, group_count, alpha,
+                                                     beta, stream, "tgemm::gemm_grouped_device");
+  });
+}
+
+TGEMM_END_DISPATCH_NAMESPACE
+}  // namespace tgemm
