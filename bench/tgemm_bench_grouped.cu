@@ -3,7 +3,9 @@
 // 2048 tokens, n = 4096, k = 2048 (C_e = A_e B_e, A_e m_e x k, B_e k x n, column-major NN), and a uniform variant (8
 // experts of 1024 tokens).
 //
-// Usage: tgemm_bench_grouped [--reps N]   (default 30)
+// Usage: tgemm_bench_grouped [--reps N] [--sizes host|device]   (default 30, host)
+//   --sizes device: tgemm's side is tgemm::gemm_grouped_device() (the groups' sizes and pointers in device memory, the
+//   bounds max m x n x k), against the same cuBLAS calls.
 //
 // Timing rules: normal random operands (mean 0, stddev 1, fixed seed) made on the host, rounded to bf16; enough
 // operand sets that one pass exceeds twice the L2, consecutive launches on consecutive sets. Before timing, tgemm's
@@ -32,6 +34,8 @@ namespace {
 
 constexpr double peak_tflops = 989.0;  // H200 dense bf16 tensor-core peak
 constexpr int max_sets = 8;
+/// --sizes device: time tgemm::gemm_grouped_device() instead of tgemm::gemm_grouped().
+bool device_sizes = false;
 
 std::vector<__nv_bfloat16> normal_values(size_t count, unsigned seed) {
   std::mt19937_64 engine(seed);
@@ -94,8 +98,21 @@ void run_case(cublasHandle_t handle, const char* name, const std::vector<int>& m
     TGEMM_CHECK_CUDA(
         cudaMemcpy(pointer_arrays[size_t(s)], host.data(), host.size() * sizeof(void*), cudaMemcpyHostToDevice));
   }
+  // The same groups described in device memory (--sizes device).
+  std::vector<tgemm::gemm_group_device<__nv_bfloat16>*> device_groups(static_cast<size_t>(sets), nullptr);
+  tgemm::group_bounds bounds{*std::max_element(ms.begin(), ms.end()), n, k};
+  for (int s = 0; s < sets && device_sizes; ++s) {
+    std::vector<tgemm::gemm_group_device<__nv_bfloat16>> host;
+    for (const auto& g : groups[size_t(s)]) host.push_back({g.m, g.n, g.k, g.a, g.lda, g.b, g.ldb, g.c, g.ldc});
+    TGEMM_CHECK_CUDA(cudaMalloc(&device_groups[size_t(s)], host.size() * sizeof(host[0])));
+    TGEMM_CHECK_CUDA(
+        cudaMemcpy(device_groups[size_t(s)], host.data(), host.size() * sizeof(host[0]), cudaMemcpyHostToDevice));
+  }
   const auto tgemm_call = [&](int s) {
-    const tgemm::status st = tgemm::gemm_grouped(tgemm::layout::col_major, groups[size_t(s)].data(), experts);
+    const tgemm::status st =
+        device_sizes ? tgemm::gemm_grouped_device(tgemm::layout::col_major, tgemm::op::none, tgemm::op::none, 1.0f,
+                                                  device_groups[size_t(s)], experts, bounds, 0.0f)
+                     : tgemm::gemm_grouped(tgemm::layout::col_major, groups[size_t(s)].data(), experts);
     if (st != tgemm::status::success) {
       std::fprintf(stderr, "tgemm::gemm_grouped failed: %s\n", tgemm::last_error().message.c_str());
       std::exit(2);
@@ -169,6 +186,7 @@ void run_case(cublasHandle_t handle, const char* name, const std::vector<int>& m
       cudaFree(operands[size_t(s)].c[size_t(e)]);
     }
     cudaFree(pointer_arrays[size_t(s)]);
+    cudaFree(device_groups[size_t(s)]);
   }
 }
 
@@ -180,8 +198,10 @@ int main(int argc, char** argv) {
     const std::string arg = argv[i];
     if (arg == "--reps" && i + 1 < argc) {
       reps = std::atoi(argv[++i]);
+    } else if (arg == "--sizes" && i + 1 < argc && (std::string(argv[i + 1]) == "host" || std::string(argv[i + 1]) == "device")) {
+      device_sizes = std::string(argv[++i]) == "device";
     } else {
-      std::fprintf(stderr, "usage: %s [--reps N]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--reps N] [--sizes host|device]\n", argv[0]);
       return 1;
     }
   }
@@ -189,7 +209,8 @@ int main(int argc, char** argv) {
   TGEMM_CHECK_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
   cudaDeviceProp prop{};
   TGEMM_CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
-  std::printf("device: %s; bf16 in and out, float accumulation, column-major NN; TFLOP/s (medians)\n", prop.name);
+  std::printf("device: %s; bf16 in and out, float accumulation, column-major NN; TFLOP/s (medians); tgemm: %s\n",
+              prop.name, device_sizes ? "gemm_grouped_device (sizes in device memory)" : "gemm_grouped");
   std::printf("%-10s %-26s %9s %9s %9s %7s %7s %6s\n", "case", "shape", "tgemm", "cuBLAS-g", "loop", "vs g",
               "vs loop", "%peak");
   cublasHandle_t handle;

@@ -813,3 +813,123 @@ TEST_CASE("grouped: a bad count, null groups or a bad group has its status, the 
   REQUIRE(tgemm::gemm_grouped(layout::col_major, groups.data(), 3) == status::invalid_op);
   REQUIRE(tgemm::last_error().message.rfind("groups[2]: ", 0) == 0);
 }
+
+/// The host's checks of tgemm::gemm_batched() (what the call runs before launching; called here directly, so that
+/// this host test compiles none of its kernels), with alpha 1 and beta 0.
+status batched_check(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, const float* const* a,
+                     int64_t lda, const float* const* b, int64_t ldb, float* const* c, int64_t ldc, int64_t count,
+                     const tgemm::epilogue<float>* ep = nullptr, const tgemm::options& opts = {},
+                     tgemm::detail::indirect_call<float, float, float>* out = nullptr) {
+  tgemm::detail::indirect_call<float, float, float> call;
+  const status s =
+      tgemm::detail::check_batched(order, op_a, op_b, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc, count, ep, opts, call);
+  if (out != nullptr) *out = call;
+  return s;
+}
+
+/// Likewise for tgemm::gemm_grouped_device().
+status grouped_device_check(layout order, op op_a, op op_b, const tgemm::gemm_group_device<float>* groups,
+                            int64_t count, tgemm::group_bounds bounds, const tgemm::epilogue<float>* ep = nullptr,
+                            const tgemm::options& opts = {},
+                            tgemm::detail::indirect_call<float, float, float>* out = nullptr) {
+  tgemm::detail::indirect_call<float, float, float> call;
+  const status s = tgemm::detail::check_grouped_device(order, op_a, op_b, 1.0f, groups, count, bounds, 0.0f, ep,
+                                                       nullptr, opts, call);
+  if (out != nullptr) *out = call;
+  return s;
+}
+
+TEST_CASE("gemm_batched: the sizes, leading dimensions, arrays, count and epilogue are checked on the host",
+          "[arguments][batched_pointers]") {
+  const float* const* arrays = reinterpret_cast<const float* const*>(fake_a);  // never read here
+  const float* const* b_arrays = reinterpret_cast<const float* const*>(fake_b);
+  float* const* c_arrays = reinterpret_cast<float* const*>(fake_c);
+  const layout col = layout::col_major;
+  reset_last_error();
+  REQUIRE(batched_check(col, op::none, op::none, 4, 5, 6, arrays, 4, b_arrays, 6, c_arrays, 4, -2) ==
+          status::invalid_dimension);
+  REQUIRE(tgemm::last_error().message == "batch_count = -2 is negative");
+  REQUIRE(batched_check(col, op::none, op::none, 4, 5, 6, arrays, 3, b_arrays, 6, c_arrays, 4, 2) ==
+          status::invalid_leading_dimension);
+  REQUIRE(tgemm::last_error().message.rfind("lda = 3 is too small", 0) == 0);
+  // Row-major: B is k x n stored by rows, so ldb must be at least n.
+  REQUIRE(batched_check(layout::row_major, op::none, op::none, 4, 5, 6, arrays, 6, b_arrays, 4, c_arrays, 5, 2) ==
+          status::invalid_leading_dimension);
+  REQUIRE(tgemm::last_error().message.rfind("ldb = 4 is too small", 0) == 0);
+  REQUIRE(batched_check(col, op::none, op::none, 4, 5, 6, nullptr, 4, b_arrays, 6, c_arrays, 4, 2) ==
+          status::null_pointer);
+  REQUIRE(batched_check(col, op::none, op::none, 4, 5, 6, arrays, 4, b_arrays, 6, nullptr, 4, 2) ==
+          status::null_pointer);
+  REQUIRE(batched_check(col, static_cast<op>(9), op::none, 4, 5, 6, arrays, 4, b_arrays, 6, c_arrays, 4, 2) ==
+          status::invalid_op);
+  tgemm::options bad;
+  bad.math = static_cast<tgemm::math_mode>(5);
+  REQUIRE(batched_check(col, op::none, op::none, 4, 5, 6, arrays, 4, b_arrays, 6, c_arrays, 4, 2, nullptr, bad) ==
+          status::invalid_option);
+  tgemm::epilogue<float> ep;
+  ep.d = fake_c, ep.ldd = 4;
+  REQUIRE(batched_check(col, op::none, op::none, 4, 5, 6, arrays, 4, b_arrays, 6, c_arrays, 4, 2, &ep) ==
+          status::invalid_epilogue);
+  REQUIRE(tgemm::last_error().message.find("a separate D is not supported") != std::string::npos);
+  ep.d = nullptr, ep.stride_row_bias = -1;
+  REQUIRE(batched_check(col, op::none, op::none, 4, 5, 6, arrays, 4, b_arrays, 6, c_arrays, 4, 2, &ep) ==
+          status::invalid_epilogue);
+  // Nothing to do (an empty batch, or m = 0): success, the arrays unread (null ones too), no launch planned.
+  reset_last_error();
+  tgemm::detail::indirect_call<float, float, float> call;
+  REQUIRE(batched_check(col, op::none, op::none, 4, 5, 6, nullptr, 4, nullptr, 6, nullptr, 4, 0, nullptr, {}, &call) ==
+          status::success);
+  REQUIRE(call.empty);
+  REQUIRE(batched_check(col, op::none, op::none, 0, 5, 6, nullptr, 1, nullptr, 6, nullptr, 1, 3, nullptr, {}, &call) ==
+          status::success);
+  REQUIRE(call.empty);
+  REQUIRE(tgemm::last_error().code == status::success);
+  // A row-major call runs as the column-major C^T = op(B)^T op(A)^T: the arrays, sizes, ops and biases swap.
+  ep = tgemm::epilogue<float>{};
+  ep.row_bias = fake_a, ep.stride_row_bias = 4;
+  REQUIRE(batched_check(layout::row_major, op::transpose, op::none, 4, 5, 6, arrays, 4, b_arrays, 5, c_arrays, 5, 3,
+                        &ep, {}, &call) == status::success);
+  REQUIRE(!call.empty);
+  REQUIRE(call.fused);
+  REQUIRE(call.products.a == reinterpret_cast<const float* const*>(b_arrays));
+  REQUIRE(call.products.b == arrays);
+  REQUIRE((call.m == 5 && call.n == 4 && call.k == 6 && call.count == 3));
+  REQUIRE((call.op_a == op::none && call.op_b == op::transpose));
+  REQUIRE((call.terms.column_bias == fake_a && call.terms.stride_column_bias == 4 && call.terms.row_bias == nullptr));
+}
+
+TEST_CASE("gemm_grouped_device: the count, bounds, array, layout, ops, options and epilogue are checked on the host",
+          "[arguments][grouped_device]") {
+  const auto* groups = reinterpret_cast<const tgemm::gemm_group_device<float>*>(fake_a);  // never read here
+  const layout col = layout::col_major;
+  const tgemm::group_bounds bounds{64, 32, 16};
+  reset_last_error();
+  REQUIRE(grouped_device_check(col, op::none, op::none, groups, -1, bounds) == status::invalid_dimension);
+  REQUIRE(tgemm::last_error().message == "group_count = -1 is negative");
+  REQUIRE(grouped_device_check(col, op::none, op::none, groups, 2, tgemm::group_bounds{64, -1, 16}) ==
+          status::invalid_dimension);
+  REQUIRE(tgemm::last_error().message.find("must not be negative") != std::string::npos);
+  REQUIRE(grouped_device_check(col, op::none, op::none, nullptr, 2, bounds) == status::null_pointer);
+  REQUIRE(grouped_device_check(static_cast<layout>(3), op::none, op::none, groups, 2, bounds) == status::invalid_layout);
+  REQUIRE(grouped_device_check(col, op::none, static_cast<op>(1), groups, 2, bounds) == status::invalid_op);
+  tgemm::options bad;
+  bad.math = static_cast<tgemm::math_mode>(5);
+  REQUIRE(grouped_device_check(col, op::none, op::none, groups, 2, bounds, nullptr, bad) == status::invalid_option);
+  tgemm::epilogue<float> ep;
+  ep.act = static_cast<tgemm::activation>(11);
+  REQUIRE(grouped_device_check(col, op::none, op::none, groups, 2, bounds, &ep) == status::invalid_epilogue);
+  reset_last_error();
+  tgemm::detail::indirect_call<float, float, float> call;
+  REQUIRE(grouped_device_check(col, op::none, op::none, nullptr, 0, bounds, nullptr, {}, &call) == status::success);
+  REQUIRE(call.empty);
+  REQUIRE(grouped_device_check(col, op::none, op::none, groups, 2, tgemm::group_bounds{0, 32, 16}, nullptr, {},
+                               &call) == status::success);
+  REQUIRE(call.empty);  // no group can have a row: nothing to do
+  REQUIRE(tgemm::last_error().code == status::success);
+  // Row-major: the kernels see the bounds and ops of C^T; the groups keep the caller's form (the kernel swaps them).
+  REQUIRE(grouped_device_check(layout::row_major, op::transpose, op::none, groups, 2, bounds, nullptr, {}, &call) ==
+          status::success);
+  REQUIRE((call.m == 32 && call.n == 64 && call.k == 16 && call.count == 2));
+  REQUIRE((call.op_a == op::none && call.op_b == op::transpose));
+  REQUIRE((call.products.groups == groups && call.products.row_major && call.products.op_a == op::transpose));
+}

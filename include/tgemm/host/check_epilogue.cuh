@@ -18,19 +18,9 @@
 namespace tgemm {
 namespace detail {
 
-/// Validates a call with a fused epilogue and fills `out` (the kernels' form, with out.fused set): the epilogue's
-/// own members, then D (its leading dimension, extent and batch stride, named as D), then the rest of the call as
-/// check_arguments() checks it with D as the matrix written. C is checked as read-only input when the result goes
-/// to a separate D and beta is not 0, and ignored when beta is 0.
-template <class Types>
-status check_fused_arguments(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k,
-                             typename Types::scalar_type alpha, const typename Types::element_a* a, int64_t lda,
-                             const typename Types::element_b* b, int64_t ldb, typename Types::scalar_type beta,
-                             typename Types::element_c* c, int64_t ldc, const epilogue<typename Types::element_c>& ep,
-                             canonical_call<Types>& out, batch_shape batch) {
-  using C = typename Types::element_c;
-  using S = typename Types::scalar_type;
-  static_assert(std::is_same<S, typename epilogue<C>::scalar_type>::value, "the epilogue's scalars are alpha's type");
+/// Checks an epilogue's own members: its activation, its clamp bounds, its vector strides.
+template <class C>
+status check_epilogue_members(const epilogue<C>& ep) {
   if (!is_valid(ep.act)) {
     return fail(status::invalid_epilogue, cudaSuccess,
                 "epilogue.act = %d is not a tgemm::activation (none = 0, relu, gelu_tanh, gelu_erf, silu = 4)",
@@ -54,6 +44,69 @@ status check_fused_arguments(layout order, op op_a, op op_b, int64_t m, int64_t 
                   (long long)x.stride);
     }
   }
+  return status::success;
+}
+
+/// Checks that an epilogue's vectors are aligned to their elements (they are read one element at a time).
+template <class C>
+status check_epilogue_vectors(const epilogue<C>& ep) {
+  using S = typename epilogue<C>::scalar_type;
+  const struct {
+    const char* name;
+    const void* pointer;
+    int bytes;
+  } vectors[] = {{"epilogue.row_scale", ep.row_scale, int(sizeof(S))},
+                 {"epilogue.column_scale", ep.column_scale, int(sizeof(S))},
+                 {"epilogue.row_bias", ep.row_bias, element_bytes<C>},
+                 {"epilogue.column_bias", ep.column_bias, element_bytes<C>}};
+  for (const auto& v : vectors) {
+    if (v.pointer != nullptr && reinterpret_cast<uintptr_t>(v.pointer) % uintptr_t(v.bytes) != 0) {
+      return fail(status::misaligned_operand, cudaSuccess,
+                  "%s (at %p) is not aligned to %d bytes, as its elements must be", v.name, v.pointer, v.bytes);
+    }
+  }
+  return status::success;
+}
+
+/// A row-major call's terms in the kernels' column-major form: the caller's rows are the kernels' columns.
+template <class C, class S>
+void swap_rows_and_columns(device::epilogue_terms<C, S>& t) {
+  std::swap(t.row_scale, t.column_scale), std::swap(t.stride_row_scale, t.stride_column_scale);
+  std::swap(t.row_bias, t.column_bias), std::swap(t.stride_row_bias, t.stride_column_bias);
+}
+
+/// The kernels' terms of a checked epilogue (without a separate D), in the column-major form of a call in `order`;
+/// the vectors' product strides kept only for a batch (`batched`).
+template <class C>
+device::epilogue_terms<C, typename epilogue<C>::scalar_type> terms_of(const epilogue<C>& ep, layout order,
+                                                                      bool batched) {
+  using S = typename epilogue<C>::scalar_type;
+  device::epilogue_terms<C, S> t{};
+  t.row_scale = ep.row_scale, t.stride_row_scale = batched ? ep.stride_row_scale : 0;
+  t.column_scale = ep.column_scale, t.stride_column_scale = batched ? ep.stride_column_scale : 0;
+  t.row_bias = ep.row_bias, t.stride_row_bias = batched ? ep.stride_row_bias : 0;
+  t.column_bias = ep.column_bias, t.stride_column_bias = batched ? ep.stride_column_bias : 0;
+  t.act = ep.act;
+  t.clamp = ep.clamp_min > -std::numeric_limits<S>::infinity() || ep.clamp_max < std::numeric_limits<S>::infinity();
+  t.lower = ep.clamp_min, t.upper = ep.clamp_max;
+  if (order == layout::row_major) swap_rows_and_columns(t);
+  return t;
+}
+
+/// Validates a call with a fused epilogue and fills `out` (the kernels' form, with out.fused set): the epilogue's
+/// own members, then D (its leading dimension, extent and batch stride, named as D), then the rest of the call as
+/// check_arguments() checks it with D as the matrix written. C is checked as read-only input when the result goes
+/// to a separate D and beta is not 0, and ignored when beta is 0.
+template <class Types>
+status check_fused_arguments(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k,
+                             typename Types::scalar_type alpha, const typename Types::element_a* a, int64_t lda,
+                             const typename Types::element_b* b, int64_t ldb, typename Types::scalar_type beta,
+                             typename Types::element_c* c, int64_t ldc, const epilogue<typename Types::element_c>& ep,
+                             canonical_call<Types>& out, batch_shape batch) {
+  using C = typename Types::element_c;
+  using S = typename Types::scalar_type;
+  static_assert(std::is_same<S, typename epilogue<C>::scalar_type>::value, "the epilogue's scalars are alpha's type");
+  if (status s = check_epilogue_members(ep); s != status::success) return s;
   const bool separate_d = ep.d != nullptr && !(ep.d == c && ep.ldd == ldc && (batch.count <= 1 ||
                                                                                 ep.stride_d == batch.stride_c));
   C* written = c;
@@ -98,38 +151,18 @@ status check_fused_arguments(layout order, op op_a, op op_b, int64_t m, int64_t 
     return s;
   }
   // The vectors (and a C read apart from D) are read one element at a time: aligned to their element, nothing more.
-  const struct {
-    const char* name;
-    const void* pointer;
-    int bytes;
-  } vectors[] = {{"epilogue.row_scale", ep.row_scale, int(sizeof(S))},
-                 {"epilogue.column_scale", ep.column_scale, int(sizeof(S))},
-                 {"epilogue.row_bias", ep.row_bias, element_bytes<C>},
-                 {"epilogue.column_bias", ep.column_bias, element_bytes<C>},
-                 {"C", separate_d && beta != S(0) ? c : nullptr, element_bytes<C>}};
-  for (const auto& v : vectors) {
-    if (!out.empty && v.pointer != nullptr && reinterpret_cast<uintptr_t>(v.pointer) % uintptr_t(v.bytes) != 0) {
+  if (!out.empty) {
+    if (status s = check_epilogue_vectors(ep); s != status::success) return s;
+    const void* source = separate_d && beta != S(0) ? c : nullptr;
+    if (source != nullptr && reinterpret_cast<uintptr_t>(source) % uintptr_t(element_bytes<C>) != 0) {
       return fail(status::misaligned_operand, cudaSuccess,
-                  "%s (at %p) is not aligned to %d bytes, as its elements must be", v.name, v.pointer, v.bytes);
+                  "C (at %p) is not aligned to %d bytes, as its elements must be", source, element_bytes<C>);
     }
   }
   device::epilogue_terms<C, S>& t = out.terms;
-  t = {};
-  t.row_scale = ep.row_scale, t.stride_row_scale = ep.stride_row_scale;
-  t.column_scale = ep.column_scale, t.stride_column_scale = ep.stride_column_scale;
-  t.row_bias = ep.row_bias, t.stride_row_bias = ep.stride_row_bias;
-  t.column_bias = ep.column_bias, t.stride_column_bias = ep.stride_column_bias;
-  t.act = ep.act;
-  t.clamp = ep.clamp_min > -std::numeric_limits<S>::infinity() || ep.clamp_max < std::numeric_limits<S>::infinity();
-  t.lower = ep.clamp_min, t.upper = ep.clamp_max;
-  if (separate_d && beta != S(0)) t.source = c, t.ld_source = ldc, t.stride_source = c_stride;
-  if (out.batch.count <= 1) {
-    t.stride_row_scale = t.stride_column_scale = t.stride_row_bias = t.stride_column_bias = t.stride_source = 0;
-  }
-  if (order == layout::row_major) {  // the caller's rows are the kernels' columns
-    std::swap(t.row_scale, t.column_scale), std::swap(t.stride_row_scale, t.stride_column_scale);
-    std::swap(t.row_bias, t.column_bias), std::swap(t.stride_row_bias, t.stride_column_bias);
-  }
+  t = terms_of(ep, layout::col_major, out.batch.count > 1);
+  if (separate_d && beta != S(0)) t.source = c, t.ld_source = ldc, t.stride_source = out.batch.count > 1 ? c_stride : 0;
+  if (order == layout::row_major) swap_rows_and_columns(t);
   out.fused = true;
   return status::success;
 }

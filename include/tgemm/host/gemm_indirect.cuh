@@ -8,7 +8,8 @@
 /// skipped), and for groups their sizes against the bounds and their leading dimensions (each group's status can be
 /// read back). Operands not aligned for the tile's vector loads run a direct loop instead (correct, slower). The
 /// Hopper kernel (TMA) needs tensor maps built from the pointers on the host, so these calls run the mma.sync and
-/// SIMT tiles on every GPU.
+/// SIMT tiles on every GPU. Both take a fused epilogue (tgemm::epilogue, its vectors strided by the product index;
+/// no separate D).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -22,11 +23,13 @@
 
 #include "../arch/probe.cuh"
 #include "../config.cuh"
+#include "../epilogue.cuh"
 #include "../kernel/gemm_indirect_kernel.cuh"
 #include "../status.cuh"
 #include "../tuning/selector.cuh"
 #include "../types.cuh"
 #include "arguments.cuh"
+#include "check_epilogue.cuh"
 #include "cuda_status.cuh"
 #include "device_facts.cuh"
 #include "device_scope.cuh"
@@ -48,23 +51,26 @@ struct group_bounds {
 namespace detail {
 TGEMM_BEGIN_DISPATCH_NAMESPACE
 
-/// The indirect kernels of one tuning table for one kind of product source: the table's medium and small tiles
-/// (the two that suit any op pair), four op pairs each, instantiated only where such a call is compiled.
-template <class Table, class Products>
+/// The indirect kernels of one tuning table (kernel::indirect_products: pointer arrays and device-side groups alike):
+/// the table's medium and small tiles (the two that suit any op pair), four op pairs each, instantiated only where
+/// such a call is compiled (Fused: those with a fused epilogue, a second set).
+template <class Table, class Products, bool Fused = false>
 struct indirect_kernels {
   template <tuning::slot Slot>
   using source = kernel::tuned_policy<Table, Slot>;
   using policy = kernel::host_policy<source<tuning::slot::medium>>;
   using scalar = typename policy::scalar_type;
-  using kernel_type = void (*)(const Products, const scalar, const scalar, const kernel::tile_grid, const int64_t);
+  using terms_type = device::epilogue_terms<typename policy::element_c, scalar>;
+  using kernel_type = void (*)(const Products, const scalar, const scalar, const kernel::tile_grid, const int64_t,
+                               const terms_type);
 
   /// The kernel of a slot (medium or small) and op pair.
   static kernel_type find(bool small, op op_a, op op_b) {
     kernel_type found = nullptr;
     with_ops(op_a, op_b, [&](auto a, auto b) {
       constexpr op oa = decltype(a)::value, ob = decltype(b)::value;
-      found = small ? &kernel::gemm_indirect_kernel<source<tuning::slot::small>, oa, ob, Products>
-                    : &kernel::gemm_indirect_kernel<source<tuning::slot::medium>, oa, ob, Products>;
+      found = small ? &kernel::gemm_indirect_kernel<source<tuning::slot::small>, oa, ob, Products, Fused>
+                    : &kernel::gemm_indirect_kernel<source<tuning::slot::medium>, oa, ob, Products, Fused>;
       return status::success;
     });
     return found;
@@ -148,9 +154,10 @@ struct indirect_kernels {
     return best[1] > best[0];
   }
 
-  /// Launches every product of `products` (count of them, at most m x n each) in grids of up to 65,535 products.
+  /// Launches every product of `products` (count of them, at most m x n each) in grids of up to 65,535 products,
+  /// with the fused epilogue's `terms` (Fused; product i uses terms.product(i)).
   static status run(const Products& products, op op_a, op op_b, int64_t m, int64_t n, int64_t k, int64_t count,
-                    scalar alpha, scalar beta, cudaStream_t stream, const char* what) {
+                    scalar alpha, scalar beta, const terms_type& terms, cudaStream_t stream, const char* what) {
     device_scope scope(stream);
     if (scope.state() != status::success) return scope.state();
     const int device = scope.device();
@@ -169,18 +176,18 @@ struct indirect_kernels {
     if (print_plans_requested()) {
       std::fprintf(stderr,
                    "tgemm plan: %s, %lld products of at most %lld x %lld x %lld, ops %s%s: one launch per 65535 "
-                   "products of the %s tile (%s), %lld x %lld tiles each; products not aligned for its loads run "
+                   "products of the %s tile (%s)%s, %lld x %lld tiles each; products not aligned for its loads run "
                    "the direct loop\n",
                    what, (long long)count, (long long)m, (long long)n, (long long)k, op_letter(op_a),
-                   op_letter(op_b), small ? "small" : "medium", p.name().c_str(), (long long)tiles.tiles_m,
-                   (long long)tiles.tiles_n);
+                   op_letter(op_b), small ? "small" : "medium", p.name().c_str(), Fused ? " with a fused epilogue" : "",
+                   (long long)tiles.tiles_m, (long long)tiles.tiles_n);
     }
     const kernel_type kernel = find(small, op_a, op_b);
     dim3 grid = kernel::grid_for(tiles.tiles_m * tiles.tiles_n);
     for (int64_t first = 0; first < count; first += kernel::max_grid_y) {
       grid.z = unsigned(count - first < kernel::max_grid_y ? count - first : kernel::max_grid_y);
       if (status s = launch_kernel(kernel, grid, dim3(unsigned(p.threads)), p.shared_bytes, stream, device, what,
-                                   products, alpha, beta, tiles, first);
+                                   products, alpha, beta, tiles, first, terms);
           s != status::success) {
         return s;
       }
@@ -199,14 +206,9 @@ struct indirect_kernels {
 };
 
 /// Calls f(std::integral_constant<math_mode, M>{}) with the math mode a call runs: options.math for float inputs
-/// (strict where NVIDIA_TF32_OVERRIDE=0 forbids TF32), strict for the other types; invalid_option for a value
-/// tgemm::math_mode does not name.
+/// (strict where NVIDIA_TF32_OVERRIDE=0 forbids TF32), strict for the other types (options already checked).
 template <class TA, class F>
 status with_math(const options& opts, F&& f) {
-  if (!is_valid(opts.math)) {
-    return fail(status::invalid_option, cudaSuccess,
-                "options.math = %d is not a tgemm::math_mode (strict = 0, tf32 = 1, tf32x3 = 2)", int(opts.math));
-  }
   if constexpr (std::is_same<TA, float>::value) {
     if (opts.math == math_mode::tf32 && !tf32_forbidden()) {
       return f(std::integral_constant<math_mode, math_mode::tf32>{});
@@ -216,6 +218,190 @@ status with_math(const options& opts, F&& f) {
     }
   }
   return f(std::integral_constant<math_mode, math_mode::strict>{});
+}
+
+/// The checks of an epilogue given to tgemm::gemm_batched() or tgemm::gemm_grouped_device(), and its terms in the
+/// kernels' form (row-major swapped; the vectors' strides walk the products). No separate D: these calls write C.
+template <class TC>
+status indirect_epilogue(const epilogue<TC>& ep, layout order, bool empty, const char* what,
+                         device::epilogue_terms<TC, typename epilogue<TC>::scalar_type>& terms) {
+  if (status s = check_epilogue_members(ep); s != status::success) return s;
+  if (ep.d != nullptr) {
+    return fail(status::invalid_epilogue, cudaSuccess,
+                "epilogue.d is set: %s writes the result in place of C (a separate D is not supported)", what);
+  }
+  if (!empty) {
+    if (status s = check_epilogue_vectors(ep); s != status::success) return s;
+  }
+  terms = terms_of(ep, order, true);
+  return status::success;
+}
+
+/// A checked call of tgemm::gemm_batched() or tgemm::gemm_grouped_device(): what its kernels read, in the
+/// column-major form (a row-major call is C^T = op(B)^T op(A)^T).
+template <class TA, class TB, class TC>
+struct indirect_call {
+  kernel::indirect_products<TA, TB, TC> products;  ///< The products' source.
+  op op_a = op::none, op_b = op::none;             ///< The kernels' ops.
+  int64_t m = 0, n = 0, k = 0;                     ///< The largest product's sizes.
+  int64_t count = 0;                               ///< Products (groups).
+  bool empty = true;                               ///< Nothing to do: no launch.
+  bool fused = false;                              ///< With a fused epilogue (`terms`).
+  device::epilogue_terms<TC, scalar_for<TA, TC>> terms{};  ///< Its terms, the vectors strided by product.
+};
+
+/// The host's checks of tgemm::gemm_batched() (a fused epilogue where `ep` is not null), and the call they leave.
+/// Separate from the launch so that tests can pin the checks without compiling the kernels.
+template <class TA, class TB, class TC>
+status check_batched(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, scalar_for<TA, TC> alpha,
+                     const TA* const* A, int64_t lda, const TB* const* B, int64_t ldb, scalar_for<TA, TC> beta,
+                     TC* const* C, int64_t ldc, int64_t batch_count, const epilogue<TC>* ep, const options& opts,
+                     indirect_call<TA, TB, TC>& out) {
+  using types = typename checked_gemm_types<TA, TB, TC>::type;
+  if (batch_count < 0) {
+    return fail(status::invalid_dimension, cudaSuccess, "batch_count = %lld is negative", (long long)batch_count);
+  }
+  // The arrays stand in for the matrices in tgemm::gemm()'s checks: the same messages for the same mistakes (an
+  // empty batch, like an empty product, reads and writes nothing, so its arrays may be null).
+  canonical_call<types> call;
+  const batch_shape one_or_none{batch_count == 0 ? 0 : 1, 0, 0, 0};
+  if (status s = check_arguments(order, op_a, op_b, m, n, k, alpha, reinterpret_cast<const TA*>(A), lda,
+                                 reinterpret_cast<const TB*>(B), ldb, beta, reinterpret_cast<TC*>(const_cast<TC**>(C)),
+                                 ldc, call, one_or_none);
+      s != status::success) {
+    return s;
+  }
+  out = indirect_call<TA, TB, TC>{};
+  if (ep != nullptr) {
+    if (status s = indirect_epilogue(*ep, order, call.empty, "tgemm::gemm_batched", out.terms); s != status::success) {
+      return s;
+    }
+    out.fused = true;
+  }
+  if (!is_valid(opts.math)) {
+    return fail(status::invalid_option, cudaSuccess,
+                "options.math = %d is not a tgemm::math_mode (strict = 0, tf32 = 1, tf32x3 = 2)", int(opts.math));
+  }
+  // The column-major form: a row-major call multiplies C^T = op(B)^T op(A)^T, so the arrays swap as the matrices do.
+  const bool row_major = order == layout::row_major;
+  kernel::indirect_products<TA, TB, TC>& p = out.products;
+  p.a = row_major ? reinterpret_cast<const TA* const*>(B) : A;
+  p.b = row_major ? reinterpret_cast<const TB* const*>(A) : B;
+  p.c = C;
+  p.m = call.problem.m, p.n = call.problem.n, p.k = call.problem.k;
+  p.lda = call.problem.lda, p.ldb = call.problem.ldb, p.ldc = ldc;
+  out.op_a = call.op_a, out.op_b = call.op_b;
+  out.m = p.m, out.n = p.n, out.k = p.k, out.count = batch_count;
+  out.empty = call.empty;
+  return status::success;
+}
+
+/// The host's checks of tgemm::gemm_grouped_device() (a fused epilogue where `ep` is not null), and the call they
+/// leave (the groups themselves are checked by the kernel).
+template <class TA, class TB, class TC>
+status check_grouped_device(layout order, op op_a, op op_b, scalar_for<TA, TC> alpha,
+                            const gemm_group_device<TA, TB, TC>* groups, int64_t group_count,
+                            const group_bounds& bounds, scalar_for<TA, TC> beta, const epilogue<TC>* ep,
+                            int32_t* group_status, const options& opts, indirect_call<TA, TB, TC>& out) {
+  using types = typename checked_gemm_types<TA, TB, TC>::type;
+  if (group_count < 0) {
+    return fail(status::invalid_dimension, cudaSuccess, "group_count = %lld is negative", (long long)group_count);
+  }
+  if (bounds.max_m < 0 || bounds.max_n < 0 || bounds.max_k < 0) {
+    return fail(status::invalid_dimension, cudaSuccess,
+                "bounds (max_m = %lld, max_n = %lld, max_k = %lld) must not be negative", (long long)bounds.max_m,
+                (long long)bounds.max_n, (long long)bounds.max_k);
+  }
+  if (group_count > 0 && groups == nullptr) {
+    return fail(status::null_pointer, cudaSuccess, "groups is null with group_count = %lld", (long long)group_count);
+  }
+  // The layout and ops are checked as tgemm::gemm() checks them: a call of the bounds' shape with tight leading
+  // dimensions stands in (the groups' own are checked on the GPU); a non-null stand-in even for an empty call's
+  // null `groups`, so that the checks cannot fail on it.
+  const bool row_major = order == layout::row_major;
+  const auto tight = [&](op operation, int64_t rows, int64_t cols) {
+    const int64_t stored = (operation == op::none) != row_major ? rows : cols;
+    return stored > 1 ? stored : int64_t(1);
+  };
+  const int64_t m = bounds.max_m, n = bounds.max_n, k = bounds.max_k;
+  canonical_call<types> call;
+  const auto* stand_in = reinterpret_cast<const TA*>(groups != nullptr ? reinterpret_cast<uintptr_t>(groups) : 256);
+  if (status s = check_arguments(order, op_a, op_b, m, n, k, alpha, stand_in, tight(op_a, m, k),
+                                 reinterpret_cast<const TB*>(stand_in), tight(op_b, k, n), beta,
+                                 reinterpret_cast<TC*>(const_cast<TA*>(stand_in)), tight(op::none, m, n), call);
+      s != status::success) {
+    return s;
+  }
+  out = indirect_call<TA, TB, TC>{};
+  out.empty = group_count == 0 || m == 0 || n == 0;
+  if (ep != nullptr) {
+    if (status s = indirect_epilogue(*ep, order, out.empty, "tgemm::gemm_grouped_device", out.terms);
+        s != status::success) {
+      return s;
+    }
+    out.fused = true;
+  }
+  if (!is_valid(opts.math)) {
+    return fail(status::invalid_option, cudaSuccess,
+                "options.math = %d is not a tgemm::math_mode (strict = 0, tf32 = 1, tf32x3 = 2)", int(opts.math));
+  }
+  kernel::indirect_products<TA, TB, TC>& p = out.products;
+  p.groups = groups;
+  p.status_out = group_status;
+  p.row_major = row_major;
+  p.op_a = op_a, p.op_b = op_b;
+  out.op_a = row_major ? op_b : op_a, out.op_b = row_major ? op_a : op_b;
+  out.m = row_major ? n : m, out.n = row_major ? m : n, out.k = k;
+  p.m = out.m, p.n = out.n, p.k = k;  // the bounds, in the column-major form
+  out.count = group_count;
+  return status::success;
+}
+
+/// Runs a checked indirect call on the table of its types and math mode (nothing when it is empty).
+template <class TA, class TB, class TC>
+status run_indirect(const indirect_call<TA, TB, TC>& call, scalar_for<TA, TC> alpha, scalar_for<TA, TC> beta,
+                    cudaStream_t stream, const options& opts, const char* what) {
+  if (call.empty) return status::success;
+  return with_math<TA>(opts, [&](auto math) -> status {
+    using table = typename tuning::table_for<TA, TC, decltype(math)::value>::type;
+    using products = kernel::indirect_products<TA, TB, TC>;
+    const auto run = [&](auto fused) {
+      return indirect_kernels<table, products, decltype(fused)::value>::run(
+          call.products, call.op_a, call.op_b, call.m, call.n, call.k, call.count, alpha, beta, call.terms, stream,
+          what);
+    };
+    return call.fused ? run(std::true_type{}) : run(std::false_type{});
+  });
+}
+
+/// tgemm::gemm_batched(), with a fused epilogue when `ep` is not null.
+template <class TA, class TB, class TC>
+status gemm_batched_impl(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, scalar_for<TA, TC> alpha,
+                         const TA* const* A, int64_t lda, const TB* const* B, int64_t ldb, scalar_for<TA, TC> beta,
+                         TC* const* C, int64_t ldc, int64_t batch_count, const epilogue<TC>* ep, cudaStream_t stream,
+                         const options& opts) {
+  indirect_call<TA, TB, TC> call;
+  if (status s = check_batched(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, batch_count, ep, opts,
+                               call);
+      s != status::success) {
+    return s;
+  }
+  return run_indirect(call, alpha, beta, stream, opts, "tgemm::gemm_batched");
+}
+
+/// tgemm::gemm_grouped_device(), with a fused epilogue when `ep` is not null.
+template <class TA, class TB, class TC>
+status gemm_grouped_device_impl(layout order, op op_a, op op_b, scalar_for<TA, TC> alpha,
+                                const gemm_group_device<TA, TB, TC>* groups, int64_t group_count,
+                                const group_bounds& bounds, scalar_for<TA, TC> beta, const epilogue<TC>* ep,
+                                int32_t* group_status, cudaStream_t stream, const options& opts) {
+  indirect_call<TA, TB, TC> call;
+  if (status s = check_grouped_device(order, op_a, op_b, alpha, groups, group_count, bounds, beta, ep, group_status,
+                                      opts, call);
+      s != status::success) {
+    return s;
+  }
+  return run_indirect(call, alpha, beta, stream, opts, "tgemm::gemm_grouped_device");
 }
 
 TGEMM_END_DISPATCH_NAMESPACE
@@ -242,36 +428,21 @@ status gemm_batched(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_
                     ::tgemm::detail::scalar_for<TA, TC> alpha, const TA* const* A, int64_t lda, const TB* const* B,
                     int64_t ldb, ::tgemm::detail::scalar_for<TA, TC> beta, TC* const* C, int64_t ldc,
                     int64_t batch_count, cudaStream_t stream = nullptr, const options& opts = options{}) {
-  using types = typename ::tgemm::detail::checked_gemm_types<TA, TB, TC>::type;
-  namespace d = ::tgemm::detail;
-  if (batch_count < 0) {
-    return d::fail(status::invalid_dimension, cudaSuccess, "batch_count = %lld is negative", (long long)batch_count);
-  }
-  // The arrays stand in for the matrices in tgemm::gemm()'s checks: the same messages for the same mistakes (an
-  // empty batch, like an empty product, reads and writes nothing, so its arrays may be null).
-  d::canonical_call<types> call;
-  const d::batch_shape one_or_none{batch_count == 0 ? 0 : 1, 0, 0, 0};
-  if (status s = d::check_arguments(order, op_a, op_b, m, n, k, alpha, reinterpret_cast<const TA*>(A), lda,
-                                    reinterpret_cast<const TB*>(B), ldb, beta,
-                                    reinterpret_cast<TC*>(const_cast<TC**>(C)), ldc, call, one_or_none);
-      s != status::success) {
-    return s;
-  }
-  return d::with_math<TA>(opts, [&](auto math) -> status {
-    using table = typename tuning::table_for<TA, TC, decltype(math)::value>::type;
-    using products = kernel::pointer_array_products<TA, TB, TC>;
-    if (call.empty) return status::success;
-    // The column-major form: a row-major call multiplies C^T = op(B)^T op(A)^T, so the arrays swap as the matrices do.
-    const bool row_major = order == layout::row_major;
-    products p;
-    p.a = row_major ? reinterpret_cast<const TA* const*>(B) : A;
-    p.b = row_major ? reinterpret_cast<const TB* const*>(A) : B;
-    p.c = C;
-    p.m = call.problem.m, p.n = call.problem.n, p.k = call.problem.k;
-    p.lda = call.problem.lda, p.ldb = call.problem.ldb, p.ldc = ldc;
-    return d::indirect_kernels<table, products>::run(p, call.op_a, call.op_b, p.m, p.n, p.k, batch_count, alpha, beta,
-                                                     stream, "tgemm::gemm_batched");
-  });
+  return ::tgemm::detail::gemm_batched_impl(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
+                                            batch_count, static_cast<const epilogue<TC>*>(nullptr), stream, opts);
+}
+
+/// tgemm::gemm_batched() with a fused epilogue (tgemm::epilogue) applied to every product: product i uses the vectors
+/// advanced by i times their strides (0: one vector for every product), as a strided batch does. The result is
+/// written in place of C: an epilogue with a separate D is invalid_epilogue here.
+template <class TA, class TB, class TC>
+status gemm_batched(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k,
+                    ::tgemm::detail::scalar_for<TA, TC> alpha, const TA* const* A, int64_t lda, const TB* const* B,
+                    int64_t ldb, ::tgemm::detail::scalar_for<TA, TC> beta, TC* const* C, int64_t ldc,
+                    int64_t batch_count, const epilogue<TC>& ep, cudaStream_t stream = nullptr,
+                    const options& opts = options{}) {
+  return ::tgemm::detail::gemm_batched_impl(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
+                                            batch_count, &ep, stream, opts);
 }
 
 /// `group_count` GEMMs whose sizes and pointers live in device memory (a mixture of experts, whose tokens per
@@ -297,51 +468,22 @@ status gemm_grouped_device(layout order, op op_a, op op_b, ::tgemm::detail::scal
                            const group_bounds& bounds, ::tgemm::detail::scalar_for<TA, TC> beta,
                            int32_t* group_status = nullptr, cudaStream_t stream = nullptr,
                            const options& opts = options{}) {
-  using types = typename ::tgemm::detail::checked_gemm_types<TA, TB, TC>::type;
-  namespace d = ::tgemm::detail;
-  if (group_count < 0) {
-    return d::fail(status::invalid_dimension, cudaSuccess, "group_count = %lld is negative", (long long)group_count);
-  }
-  if (bounds.max_m < 0 || bounds.max_n < 0 || bounds.max_k < 0) {
-    return d::fail(status::invalid_dimension, cudaSuccess,
-                   "bounds (max_m = %lld, max_n = %lld, max_k = %lld) must not be negative", (long long)bounds.max_m,
-                   (long long)bounds.max_n, (long long)bounds.max_k);
-  }
-  if (group_count > 0 && groups == nullptr) {
-    return d::fail(status::null_pointer, cudaSuccess, "groups is null with group_count = %lld",
-                   (long long)group_count);
-  }
-  // The layout and ops are checked as tgemm::gemm() checks them: a call of the bounds' shape with tight leading
-  // dimensions stands in (the groups' own are checked on the GPU), and gives the column-major form's ops.
-  const bool row_major = order == layout::row_major;
-  const auto tight = [&](op operation, int64_t rows, int64_t cols) {
-    const int64_t stored = (operation == op::none) != row_major ? rows : cols;
-    return stored > 1 ? stored : int64_t(1);
-  };
-  const int64_t m = bounds.max_m, n = bounds.max_n, k = bounds.max_k;
-  d::canonical_call<types> call;
-  const auto* stand_in = reinterpret_cast<const TA*>(groups);
-  if (status s = d::check_arguments(order, op_a, op_b, m, n, k, alpha, stand_in, tight(op_a, m, k),
-                                    reinterpret_cast<const TB*>(stand_in), tight(op_b, k, n), beta,
-                                    reinterpret_cast<TC*>(const_cast<TA*>(stand_in)), tight(op::none, m, n), call);
-      s != status::success && s != status::null_pointer && s != status::size_overflow) {
-    return s;
-  }
-  return d::with_math<TA>(opts, [&](auto math) -> status {
-    using table = typename tuning::table_for<TA, TC, decltype(math)::value>::type;
-    using products = kernel::device_group_products<TA, TB, TC>;
-    if (group_count == 0 || m == 0 || n == 0) return status::success;
-    products p;
-    p.groups = groups;
-    p.status_out = group_status;
-    p.row_major = row_major;
-    p.op_a = op_a, p.op_b = op_b;
-    p.max_m = m, p.max_n = n, p.max_k = k;
-    const op kernel_a = row_major ? op_b : op_a, kernel_b = row_major ? op_a : op_b;
-    const int64_t kernel_m = row_major ? n : m, kernel_n = row_major ? m : n;
-    return d::indirect_kernels<table, products>::run(p, kernel_a, kernel_b, kernel_m, kernel_n, k, group_count, alpha,
-                                                     beta, stream, "tgemm::gemm_grouped_device");
-  });
+  return ::tgemm::detail::gemm_grouped_device_impl(order, op_a, op_b, alpha, groups, group_count, bounds, beta,
+                                                   static_cast<const epilogue<TC>*>(nullptr), group_status, stream,
+                                                   opts);
+}
+
+/// tgemm::gemm_grouped_device() with a fused epilogue (tgemm::epilogue) applied to every group: group i uses the
+/// vectors advanced by i times their strides (0: one vector for every group; an expert's bias is stride n, say). The
+/// result is written in place of C: an epilogue with a separate D is invalid_epilogue here.
+template <class TA, class TB, class TC>
+status gemm_grouped_device(layout order, op op_a, op op_b, ::tgemm::detail::scalar_for<TA, TC> alpha,
+                           const gemm_group_device<TA, TB, TC>* groups, int64_t group_count,
+                           const group_bounds& bounds, ::tgemm::detail::scalar_for<TA, TC> beta,
+                           const epilogue<TC>& ep, int32_t* group_status = nullptr, cudaStream_t stream = nullptr,
+                           const options& opts = options{}) {
+  return ::tgemm::detail::gemm_grouped_device_impl(order, op_a, op_b, alpha, groups, group_count, bounds, beta, &ep,
+                                                   group_status, stream, opts);
 }
 
 TGEMM_END_DISPATCH_NAMESPACE

@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "../config.cuh"
+#include "../device/epilogue_terms.cuh"
 #include "../device/gemm.cuh"
 #include "../numeric.cuh"
 #include "../status.cuh"
@@ -44,50 +45,49 @@ struct indirect_product {
   int64_t ldc = 0;                         ///< C's leading dimension.
 };
 
-/// Products from device arrays of pointers, one shape for all (tgemm::gemm_batched(), cublasGemmBatchedEx's
-/// problem), already in column-major form: a row-major call's host swapped the A and B arrays and m and n.
+/// Where the products of an indirect launch come from: device arrays of pointers with one shape for all
+/// (tgemm::gemm_batched(), cublasGemmBatchedEx's problem), or an array of tgemm::gemm_group_device (tgemm::
+/// gemm_grouped_device()) when `groups` is set. One type for both, so that the two calls share one set of kernels
+/// (each set is eight tile kernels per tuning table: compile time). Pointer arrays come already in column-major form
+/// (a row-major call's host swapped the A and B arrays and m and n); groups are turned into it here, each checked
+/// against the host's bounds and its own leading dimensions, with its status written to `status_out` (if not null).
 template <class TA, class TB, class TC>
-struct pointer_array_products {
+struct indirect_products {
+  // Pointer arrays (groups == nullptr).
   const TA* const* a = nullptr;  ///< Product i's A is a[i] (unread when k == 0 or alpha == 0).
   const TB* const* b = nullptr;  ///< Product i's B is b[i].
   TC* const* c = nullptr;        ///< Product i's C is c[i].
-  int64_t m = 0, n = 0, k = 0;   ///< The column-major form's sizes.
+  int64_t m = 0, n = 0, k = 0;   ///< The column-major form's sizes (groups: the caller's bounds max_m, max_n, max_k).
   int64_t lda = 0, ldb = 0, ldc = 0;  ///< Its leading dimensions (checked on the host).
-
-  /// Reads product i; returns status::success, or why the product is skipped (a null pointer it would use).
-  __device__ __forceinline__ status read(int64_t i, bool reads_operands, indirect_product<TA, TB, TC>& p) const {
-    const bool reads = reads_operands && k > 0;  // else the host let the A and B arrays be null
-    p.operands = {m, n, k, reads ? a[i] : nullptr, lda, reads ? b[i] : nullptr, ldb};
-    p.c = c[i];
-    p.ldc = ldc;
-    if (p.c == nullptr || (reads && (p.operands.a == nullptr || p.operands.b == nullptr))) {
-      return status::null_pointer;
-    }
-    return status::success;
-  }
-  /// Pointer arrays report nothing back (as cuBLAS's batched calls): a skipped product leaves its C as it was.
-  __device__ __forceinline__ void report(int64_t, status) const {}
-};
-
-/// Products from an array of tgemm::gemm_group_device in device memory, each checked against the host's bounds and
-/// its own leading dimensions before it runs; `status_out` (if not null) receives each group's status.
-template <class TA, class TB, class TC>
-struct device_group_products {
-  const gemm_group_device<TA, TB, TC>* groups = nullptr;  ///< The caller's descriptions.
+  // Groups.
+  const gemm_group_device<TA, TB, TC>* groups = nullptr;  ///< The caller's descriptions (null: pointer arrays).
   int32_t* status_out = nullptr;  ///< One status per group (status::success or why it was skipped), or null.
   bool row_major = false;         ///< The call's storage order: row-major groups run as C^T = op(B)^T op(A)^T.
   op op_a = op::none, op_b = op::none;  ///< The caller's ops (the kernel's are the column-major form's).
-  int64_t max_m = 0, max_n = 0, max_k = 0;  ///< The caller's bounds.
 
-  /// The least leading dimension of an operand rows x cols after `operation`, stored in the call's order.
+  /// The least leading dimension of a group's operand rows x cols after `operation`, stored in the call's order.
   __device__ __forceinline__ int64_t least_ld(op operation, int64_t rows, int64_t cols) const {
     const int64_t stored_rows = (operation == op::none) != row_major ? rows : cols;
     return stored_rows > 1 ? stored_rows : 1;
   }
 
+  /// Reads product i; returns status::success, or why the product is skipped (a null pointer it would use; for
+  /// groups also sizes past the bounds, leading dimensions too small, pointers not aligned to their elements).
   __device__ __forceinline__ status read(int64_t i, bool reads_operands, indirect_product<TA, TB, TC>& p) const {
+    if (groups == nullptr) {
+      const bool reads = reads_operands && k > 0;  // else the host let the A and B arrays be null
+      p.operands = {m, n, k, reads ? a[i] : nullptr, lda, reads ? b[i] : nullptr, ldb};
+      p.c = c[i];
+      p.ldc = ldc;
+      if (p.c == nullptr || (reads && (p.operands.a == nullptr || p.operands.b == nullptr))) {
+        return status::null_pointer;
+      }
+      return status::success;
+    }
     const gemm_group_device<TA, TB, TC> g = groups[i];
-    if (g.m < 0 || g.n < 0 || g.k < 0 || g.m > max_m || g.n > max_n || g.k > max_k) return status::invalid_dimension;
+    if (g.m < 0 || g.n < 0 || g.k < 0 || g.m > (row_major ? n : m) || g.n > (row_major ? m : n) || g.k > k) {
+      return status::invalid_dimension;
+    }
     if (g.lda < least_ld(op_a, g.m, g.k) || g.ldb < least_ld(op_b, g.k, g.n) || g.ldc < least_ld(op::none, g.m, g.n)) {
       return status::invalid_leading_dimension;
     }
@@ -107,6 +107,9 @@ struct device_group_products {
     p.ldc = g.ldc;
     return status::success;
   }
+
+  /// Writes group i's status (pointer arrays report nothing back, as cuBLAS's batched calls: a skipped product leaves
+  /// its C as it was).
   __device__ __forceinline__ void report(int64_t i, status s) const {
     if (status_out != nullptr) status_out[i] = int32_t(s);
   }
@@ -124,11 +127,12 @@ __device__ __forceinline__ bool vector_loads_fit(const indirect_product<TA, TB, 
 
 /// The tile (tile_row, tile_col) of a product the policy's loads cannot read as vectors: each thread computes
 /// elements of the tile with a plain loop over k (operands from global memory, accumulated in the policy's
-/// accumulator type) and writes alpha sum + beta C (C not read when beta is 0). Correct for any alignment, and
+/// accumulator type) and writes alpha sum + beta C (C not read when beta is 0), or with Fused the epilogue's result
+/// (`terms`: the product's own). Correct for any alignment, and
 /// several times slower than the tiled path: the price of a misaligned product the host could not see.
-template <class Policy, op OpA, op OpB, class TA, class TB, class TC, class Scalar>
+template <class Policy, op OpA, op OpB, bool Fused, class TA, class TB, class TC, class Scalar>
 __device__ void direct_tile(const indirect_product<TA, TB, TC>& p, int64_t tile_row, int64_t tile_col, Scalar alpha,
-                            Scalar beta) {
+                            Scalar beta, const device::epilogue_terms<TC, Scalar>& terms) {
   using accumulator = typename Policy::accumulator_type;
   const device::basic_problem<TA, TB>& q = p.operands;
   for (int e = threadIdx.x; e < Policy::block_m * Policy::block_n; e += Policy::threads) {
@@ -142,20 +146,28 @@ __device__ void direct_tile(const indirect_product<TA, TB, TC>& p, int64_t tile_
       sum = convert<accumulator>(x) * convert<accumulator>(y) + sum;
     }
     TC& c = p.c[row + col * p.ldc];
-    const Scalar scaled = alpha * Scalar(sum);
-    c = convert<TC>(beta != Scalar(0) ? scaled + beta * convert<Scalar>(c) : scaled);
+    if constexpr (Fused) {
+      const bool read_c = beta != Scalar(0);
+      c = device::finish(terms, sum, alpha, beta, read_c ? c : TC{}, read_c, row, col);
+    } else {
+      const Scalar scaled = alpha * Scalar(sum);
+      c = convert<TC>(beta != Scalar(0) ? scaled + beta * convert<Scalar>(c) : scaled);
+    }
   }
 }
 
 /// The indirect GEMM kernel: blockIdx.z picks product first + z, blockIdx.x/y one tile of a grid sized for the
 /// largest product (tile_grid: the bounds' tiles); blocks past their own product's extent return at once. The
-/// tile (0, 0) block of each product reports its status (device_group_products). Products whose k is 0, or all of
-/// them when alpha is 0, get C = beta C without A or B being read.
-template <class Source, op OpA, op OpB, class Products>
+/// tile (0, 0) block of each product reports its status (indirect_products::report). Products whose k is 0, or all of
+/// them when alpha is 0, get C = beta C without A or B being read. Fused kernels fold `terms` (product i's:
+/// terms.product(i)) into their stores; the others ignore it.
+template <class Source, op OpA, op OpB, class Products, bool Fused = false>
 __global__ void __launch_bounds__(Source::template at<TGEMM_DEVICE_ARCH>::threads)
     gemm_indirect_kernel(const Products products, const typename host_policy<Source>::scalar_type alpha,
                          const typename host_policy<Source>::scalar_type beta, const tile_grid grid,
-                         const int64_t first) {
+                         const int64_t first,
+                         const device::epilogue_terms<typename host_policy<Source>::element_c,
+                                                      typename host_policy<Source>::scalar_type> terms) {
   using policy = typename Source::template at<TGEMM_DEVICE_ARCH>;
   using scalar = typename policy::scalar_type;
   using element_a = typename policy::element_a;
@@ -172,10 +184,18 @@ __global__ void __launch_bounds__(Source::template at<TGEMM_DEVICE_ARCH>::thread
   if (alpha == scalar(0)) p.operands.k = 0;  // C = beta C: A and B are not read
   if (vector_loads_fit<policy>(p)) {
     auto& smem = *static_cast<device::shared_storage<policy>*>(dynamic_shared_memory());
-    const device::basic_linear_combination<element_c, scalar> output{alpha, beta, p.c, p.ldc};
-    device::gemm<policy, OpA, OpB>(p.operands, tile_row, tile_col, smem, output);
+    if constexpr (Fused) {
+      device::basic_fused_combination<element_c, scalar> output;
+      output.alpha = alpha, output.beta = beta, output.c = p.c, output.ldc = p.ldc;
+      output.terms = terms;
+      output.product = index;  // the epilogue reads terms.product(index)
+      device::gemm<policy, OpA, OpB>(p.operands, tile_row, tile_col, smem, output);
+    } else {
+      const device::basic_linear_combination<element_c, scalar> output{alpha, beta, p.c, p.ldc};
+      device::gemm<policy, OpA, OpB>(p.operands, tile_row, tile_col, smem, output);
+    }
   } else {
-    direct_tile<policy, OpA, OpB>(p, tile_row, tile_col, alpha, beta);
+    direct_tile<policy, OpA, OpB, Fused>(p, tile_row, tile_col, alpha, beta, terms.product(index));
   }
 }
 
