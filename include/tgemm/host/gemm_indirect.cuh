@@ -242,8 +242,11 @@ status indirect_epilogue(const epilogue<TC>& ep, layout order, bool empty, const
 template <class TA, class TB, class TC>
 struct indirect_call {
   kernel::indirect_products<TA, TB, TC> products;  ///< The products' source.
-  op op_a = op::none, op_b = op::none;             ///< The kernels' ops.
-  int64_t m = 0, n = 0, k = 0;                     ///< The largest product's sizes.
+  op op_a = op::none;                              ///< The kernels' op(A).
+  op op_b = op::none;                              ///< The kernels' op(B).
+  int64_t m = 0;                                   ///< The largest product's rows (column-major form).
+  int64_t n = 0;                                   ///< Its columns.
+  int64_t k = 0;                                   ///< Its depth.
   int64_t count = 0;                               ///< Products (groups).
   bool empty = true;                               ///< Nothing to do: no launch.
   bool fused = false;                              ///< With a fused epilogue (`terms`).

@@ -57,13 +57,18 @@ struct indirect_products {
   const TA* const* a = nullptr;  ///< Product i's A is a[i] (unread when k == 0 or alpha == 0).
   const TB* const* b = nullptr;  ///< Product i's B is b[i].
   TC* const* c = nullptr;        ///< Product i's C is c[i].
-  int64_t m = 0, n = 0, k = 0;   ///< The column-major form's sizes (groups: the caller's bounds max_m, max_n, max_k).
-  int64_t lda = 0, ldb = 0, ldc = 0;  ///< Its leading dimensions (checked on the host).
+  int64_t m = 0;    ///< The column-major form's rows (groups: the bound of its rows).
+  int64_t n = 0;    ///< The column-major form's columns (groups: the bound of its columns).
+  int64_t k = 0;    ///< The depth (groups: the bound max_k).
+  int64_t lda = 0;  ///< A's leading dimension (pointer arrays; checked on the host).
+  int64_t ldb = 0;  ///< B's leading dimension.
+  int64_t ldc = 0;  ///< C's leading dimension.
   // Groups.
   const gemm_group_device<TA, TB, TC>* groups = nullptr;  ///< The caller's descriptions (null: pointer arrays).
   int32_t* status_out = nullptr;  ///< One status per group (status::success or why it was skipped), or null.
   bool row_major = false;         ///< The call's storage order: row-major groups run as C^T = op(B)^T op(A)^T.
-  op op_a = op::none, op_b = op::none;  ///< The caller's ops (the kernel's are the column-major form's).
+  op op_a = op::none;  ///< The caller's op(A) (the kernel's ops are the column-major form's).
+  op op_b = op::none;  ///< The caller's op(B).
 
   /// The least leading dimension of a group's operand rows x cols after `operation`, stored in the call's order.
   __device__ __forceinline__ int64_t least_ld(op operation, int64_t rows, int64_t cols) const {
