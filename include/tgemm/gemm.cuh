@@ -34,4 +34,5 @@
 
 #if TGEMM_DEFINES_DISPATCHER
 #include "host/dispatcher.cuh"
+#include "host/indirect_dispatcher.cuh"
 #endif

@@ -105,6 +105,22 @@ status gemm_for_mode(layout order, op op_a, op op_b, int64_t m, int64_t n, int64
   }
 }
 
+/// Calls f(std::integral_constant<math_mode, M>{}) with the math mode a call on A of type TA runs (options.math
+/// already checked): the one option asks for with float A (strict where NVIDIA_TF32_OVERRIDE=0 forbids TF32),
+/// strict for the other types. The one place that choice is made, for every API.
+template <class TA, class F>
+status with_math(const options& opts, F&& f) {
+  if constexpr (std::is_same<TA, float>::value) {
+    if (opts.math == math_mode::tf32 && !tf32_forbidden()) {
+      return f(std::integral_constant<math_mode, math_mode::tf32>{});
+    }
+    if (opts.math == math_mode::tf32x3 && !tf32_forbidden()) {
+      return f(std::integral_constant<math_mode, math_mode::tf32x3>{});
+    }
+  }
+  return f(std::integral_constant<math_mode, math_mode::strict>{});
+}
+
 /// The typed tgemm::gemm() with options: float calls asking for TF32 or 3xTF32 go to the float tensor-core tables
 /// (unless the environment forbids TF32), everything else to the call's default table. Fused: the call has a
 /// tgemm::epilogue (`ep`), whose kernels are instantiated only by the calls that have one.
@@ -119,18 +135,10 @@ status gemm_with_options(layout order, op op_a, op op_b, int64_t m, int64_t n, i
     return fail(status::invalid_option, cudaSuccess,
                 "options.math = %d is not a tgemm::math_mode (strict = 0, tf32 = 1, tf32x3 = 2)", int(opts.math));
   }
-  if constexpr (std::is_same<typename Types::element_a, float>::value) {
-    if (opts.math == math_mode::tf32 && !tf32_forbidden()) {
-      return gemm_for_mode<Types, math_mode::tf32, Fused>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C,
-                                                          ldc, batch, stream, ws, size_only, ep);
-    }
-    if (opts.math == math_mode::tf32x3 && !tf32_forbidden()) {
-      return gemm_for_mode<Types, math_mode::tf32x3, Fused>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C,
-                                                            ldc, batch, stream, ws, size_only, ep);
-    }
-  }
-  return gemm_for_mode<Types, math_mode::strict, Fused>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C,
-                                                        ldc, batch, stream, ws, size_only, ep);
+  return with_math<typename Types::element_a>(opts, [&](auto math) -> status {
+    return gemm_for_mode<Types, decltype(math)::value, Fused>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta,
+                                                              C, ldc, batch, stream, ws, size_only, ep);
+  });
 }
 TGEMM_END_DISPATCH_NAMESPACE
 }  // namespace detail

@@ -9,34 +9,24 @@
 /// read back). Operands not aligned for the tile's vector loads run a direct loop instead (correct, slower). The
 /// Hopper kernel (TMA) needs tensor maps built from the pointers on the host, so these calls run the mma.sync and
 /// SIMT tiles on every GPU. Both take a fused epilogue (tgemm::epilogue, its vectors strided by the product index;
-/// no separate D).
+/// no separate D). The launches (tile choice, kernels) are in host/indirect_dispatcher.cuh, which only the
+/// dispatcher's translation units include.
 #pragma once
 
 #include <cuda_runtime.h>
 
-#include <atomic>
 #include <cstdint>
-#include <cstdio>
-#include <mutex>
-#include <string>
 #include <type_traits>
 
-#include "../arch/probe.cuh"
 #include "../config.cuh"
 #include "../epilogue.cuh"
 #include "../kernel/gemm_indirect_kernel.cuh"
 #include "../status.cuh"
-#include "../tuning/selector.cuh"
 #include "../types.cuh"
 #include "arguments.cuh"
 #include "check_epilogue.cuh"
 #include "cuda_status.cuh"
-#include "device_facts.cuh"
-#include "device_scope.cuh"
 #include "gemm.cuh"
-#include "launcher.cuh"
-#include "plan_print.cuh"
-#include "workspace.cuh"
 
 namespace tgemm {
 
@@ -50,175 +40,6 @@ struct group_bounds {
 
 namespace detail {
 TGEMM_BEGIN_DISPATCH_NAMESPACE
-
-/// The indirect kernels of one tuning table (kernel::indirect_products: pointer arrays and device-side groups alike):
-/// the table's medium and small tiles (the two that suit any op pair), four op pairs each, instantiated only where
-/// such a call is compiled (Fused: those with a fused epilogue, a second set).
-template <class Table, class Products, bool Fused = false>
-struct indirect_kernels {
-  template <tuning::slot Slot>
-  using source = kernel::tuned_policy<Table, Slot>;
-  using policy = kernel::host_policy<source<tuning::slot::medium>>;
-  using scalar = typename policy::scalar_type;
-  using terms_type = device::epilogue_terms<typename policy::element_c, scalar>;
-  using kernel_type = void (*)(const Products, const scalar, const scalar, const kernel::tile_grid, const int64_t,
-                               const terms_type);
-
-  /// The kernel of a slot (medium or small) and op pair.
-  static kernel_type find(bool small, op op_a, op op_b) {
-    kernel_type found = nullptr;
-    with_ops(op_a, op_b, [&](auto a, auto b) {
-      constexpr op oa = decltype(a)::value, ob = decltype(b)::value;
-      found = small ? &kernel::gemm_indirect_kernel<source<tuning::slot::small>, oa, ob, Products, Fused>
-                    : &kernel::gemm_indirect_kernel<source<tuning::slot::medium>, oa, ob, Products, Fused>;
-      return status::success;
-    });
-    return found;
-  }
-
-  /// What the choice of tile needs to know about a device: its entry's values and how many blocks of each tile
-  /// (for this op pair) a multiprocessor holds. Read once per device and op pair.
-  struct facts {
-    int arch = 0;
-    int multiprocessors = 0;
-    tuning::tuning_values values;
-    int resident_medium = 1, resident_small = 1;
-  };
-
-  /// Reads (once) the facts of `device` for an op pair, preparing both kernels (image present, shared memory limit).
-  static status facts_for(int device, op op_a, op op_b, facts& out) {
-    static std::mutex mutex;
-    static facts cache[cached_devices][4];
-    static std::atomic<bool> ready[cached_devices][4];
-    const int pair = op_pair_index(op_a, op_b);
-    const bool cached = device >= 0 && device < cached_devices;
-    if (cached && ready[device][pair].load(std::memory_order_acquire)) {
-      out = cache[device][pair];
-      return status::success;
-    }
-    std::lock_guard<std::mutex> lock(mutex);
-    if (cached && ready[device][pair].load(std::memory_order_relaxed)) {
-      out = cache[device][pair];
-      return status::success;
-    }
-    relaxed_capture_scope relaxed;
-    facts f;
-    cudaFuncAttributes attributes{};
-    cudaError_t error = cudaFuncGetAttributes(&attributes, kernel::arch_probe<0>);
-    if (error != cudaSuccess) return fail_cuda(error, device, "reading the arch probe's attributes");
-    f.arch = attributes.ptxVersion * 10;
-    if (f.arch < tuning::oldest_arch<Table>()) {
-      return fail(status::unsupported_device, cudaSuccess,
-                  "GEMMs of %s need tensor-core instructions of sm_%d or newer; device %d is %s",
-                  element_traits<typename policy::element_a>::name, tuning::oldest_arch<Table>() / 10, device,
-                  device_sm_name(device).c_str());
-    }
-    error = cudaDeviceGetAttribute(&f.multiprocessors, cudaDevAttrMultiProcessorCount, device);
-    if (error != cudaSuccess) return fail_cuda(error, device, "reading the multiprocessor count");
-    f.values = tuning::values_for<Table>(f.arch);
-    for (const bool small : {false, true}) {
-      const tuning::policy_numbers& p = f.values[small ? tuning::slot::small : tuning::slot::medium];
-      const kernel_type k = find(small, op_a, op_b);
-      char what[160];
-      std::snprintf(what, sizeof what, "preparing the indirect %s kernel (policy %s)", small ? "small" : "medium",
-                    p.name().c_str());
-      if (status s = prepare_kernel(k, device, p.shared_bytes, what); s != status::success) return s;
-      int blocks = 0;
-      error = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k, p.threads, size_t(p.shared_bytes));
-      if (error != cudaSuccess) return fail_cuda(error, device, what);
-      (small ? f.resident_small : f.resident_medium) = blocks > 0 ? blocks : 1;
-    }
-    if (cached) {
-      cache[device][pair] = f;
-      ready[device][pair].store(true, std::memory_order_release);
-    }
-    out = f;
-    return status::success;
-  }
-
-  /// The tile for `count` products of at most m x n: the one whose blocks fill the device's resident-block slots
-  /// best, weighed by how much of each tile lies inside C and the entry's measured speed of the small tile (the
-  /// planner's score for one grid of a strided batch, docs/dispatch.md).
-  static bool choose_small(const facts& f, int64_t m, int64_t n, int64_t count) {
-    double best[2] = {0, 0};
-    for (const bool small : {false, true}) {
-      const tuning::policy_numbers& p = f.values[small ? tuning::slot::small : tuning::slot::medium];
-      const int64_t tiles_m = kernel::tiles_for(m, p.block_m), tiles_n = kernel::tiles_for(n, p.block_n);
-      const double tiles = double(tiles_m * tiles_n) * double(count);
-      const double slots = double(f.multiprocessors > 0 ? f.multiprocessors : 1) *
-                           double(small ? f.resident_small : f.resident_medium);
-      const double waves = double(int64_t((tiles + slots - 1) / slots));
-      const double used = double(m) * double(n) / (double(tiles_m * p.block_m) * double(tiles_n * p.block_n));
-      best[small] = used * tiles / (waves * slots) * (small ? f.values.small_speed / f.values.medium_speed : 1.0);
-    }
-    return best[1] > best[0];
-  }
-
-  /// Launches every product of `products` (count of them, at most m x n each) in grids of up to 65,535 products,
-  /// with the fused epilogue's `terms` (Fused; product i uses terms.product(i)).
-  static status run(const Products& products, op op_a, op op_b, int64_t m, int64_t n, int64_t k, int64_t count,
-                    scalar alpha, scalar beta, const terms_type& terms, cudaStream_t stream, const char* what) {
-    device_scope scope(stream);
-    if (scope.state() != status::success) return scope.state();
-    const int device = scope.device();
-    facts f;
-    if (status s = facts_for(device, op_a, op_b, f); s != status::success) return s;
-    const bool small = choose_small(f, m, n, count);
-    const tuning::policy_numbers& p = f.values[small ? tuning::slot::small : tuning::slot::medium];
-    kernel::tile_grid tiles;
-    tiles.tiles_m = kernel::tiles_for(m, p.block_m);
-    tiles.tiles_n = kernel::tiles_for(n, p.block_n);
-    if (!kernel::grid_fits(tiles.tiles_m * tiles.tiles_n)) {
-      return fail(status::invalid_dimension, cudaSuccess,
-                  "%s: %lld x %lld products need %lld x %lld thread blocks each, more than one grid holds", what,
-                  (long long)m, (long long)n, (long long)tiles.tiles_m, (long long)tiles.tiles_n);
-    }
-    if (print_plans_requested()) {
-      std::fprintf(stderr,
-                   "tgemm plan: %s, %lld products of at most %lld x %lld x %lld, ops %s%s: one launch per 65535 "
-                   "products of the %s tile (%s)%s, %lld x %lld tiles each; products not aligned for its loads run "
-                   "the direct loop\n",
-                   what, (long long)count, (long long)m, (long long)n, (long long)k, op_letter(op_a),
-                   op_letter(op_b), small ? "small" : "medium", p.name().c_str(), Fused ? " with a fused epilogue" : "",
-                   (long long)tiles.tiles_m, (long long)tiles.tiles_n);
-    }
-    const kernel_type kernel = find(small, op_a, op_b);
-    dim3 grid = kernel::grid_for(tiles.tiles_m * tiles.tiles_n);
-    for (int64_t first = 0; first < count; first += kernel::max_grid_y) {
-      grid.z = unsigned(count - first < kernel::max_grid_y ? count - first : kernel::max_grid_y);
-      if (status s = launch_kernel(kernel, grid, dim3(unsigned(p.threads)), p.shared_bytes, stream, device, what,
-                                   products, alpha, beta, tiles, first, terms);
-          s != status::success) {
-        return s;
-      }
-    }
-    return status::success;
-  }
-
- private:
-  template <class F>
-  static status with_ops(op op_a, op op_b, F&& f) {
-    using none = std::integral_constant<op, op::none>;
-    using transpose = std::integral_constant<op, op::transpose>;
-    if (op_a == op::none) return op_b == op::none ? f(none{}, none{}) : f(none{}, transpose{});
-    return op_b == op::none ? f(transpose{}, none{}) : f(transpose{}, transpose{});
-  }
-};
-
-/// Calls f(std::integral_constant<math_mode, M>{}) with the math mode a call runs: options.math for float inputs
-/// (strict where NVIDIA_TF32_OVERRIDE=0 forbids TF32), strict for the other types (options already checked).
-template <class TA, class F>
-status with_math(const options& opts, F&& f) {
-  if constexpr (std::is_same<TA, float>::value) {
-    if (opts.math == math_mode::tf32 && !tf32_forbidden()) {
-      return f(std::integral_constant<math_mode, math_mode::tf32>{});
-    }
-    if (opts.math == math_mode::tf32x3 && !tf32_forbidden()) {
-      return f(std::integral_constant<math_mode, math_mode::tf32x3>{});
-    }
-  }
-  return f(std::integral_constant<math_mode, math_mode::strict>{});
-}
 
 /// The checks of an epilogue given to tgemm::gemm_batched() or tgemm::gemm_grouped_device(), and its terms in the
 /// kernels' form (row-major swapped; the vectors' strides walk the products). No separate D: these calls write C.
@@ -360,25 +181,26 @@ status check_grouped_device(layout order, op op_a, op op_b, scalar_for<TA, TC> a
   return status::success;
 }
 
-/// Runs a checked indirect call on the table of its types and math mode (nothing when it is empty).
-template <class TA, class TB, class TC>
+/// Runs a checked indirect call, not empty, on the table of its types and math mode Math (Fused: with its fused
+/// epilogue). Defined by host/indirect_dispatcher.cuh where this translation unit defines the dispatcher (header-only
+/// mode, or the compiled library's sources); elsewhere only declared, so the kernels come from the library.
+template <class TA, class TB, class TC, math_mode Math, bool Fused>
+status run_indirect_typed(const indirect_call<TA, TB, TC>& call, scalar_for<TA, TC> alpha, scalar_for<TA, TC> beta,
+                          cudaStream_t stream, const char* what);
+
+/// Runs a checked indirect call (nothing when it is empty) in the math mode its options ask for. Fused: the call has
+/// a fused epilogue, whose kernels only such calls instantiate.
+template <bool Fused, class TA, class TB, class TC>
 status run_indirect(const indirect_call<TA, TB, TC>& call, scalar_for<TA, TC> alpha, scalar_for<TA, TC> beta,
                     cudaStream_t stream, const options& opts, const char* what) {
   if (call.empty) return status::success;
   return with_math<TA>(opts, [&](auto math) -> status {
-    using table = typename tuning::table_for<TA, TC, decltype(math)::value>::type;
-    using products = kernel::indirect_products<TA, TB, TC>;
-    const auto run = [&](auto fused) {
-      return indirect_kernels<table, products, decltype(fused)::value>::run(
-          call.products, call.op_a, call.op_b, call.m, call.n, call.k, call.count, alpha, beta, call.terms, stream,
-          what);
-    };
-    return call.fused ? run(std::true_type{}) : run(std::false_type{});
+    return run_indirect_typed<TA, TB, TC, decltype(math)::value, Fused>(call, alpha, beta, stream, what);
   });
 }
 
-/// tgemm::gemm_batched(), with a fused epilogue when `ep` is not null.
-template <class TA, class TB, class TC>
+/// tgemm::gemm_batched(), with the fused epilogue `*ep` (Fused) or none (`ep` null).
+template <bool Fused, class TA, class TB, class TC>
 status gemm_batched_impl(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, scalar_for<TA, TC> alpha,
                          const TA* const* A, int64_t lda, const TB* const* B, int64_t ldb, scalar_for<TA, TC> beta,
                          TC* const* C, int64_t ldc, int64_t batch_count, const epilogue<TC>* ep, cudaStream_t stream,
@@ -389,11 +211,11 @@ status gemm_batched_impl(layout order, op op_a, op op_b, int64_t m, int64_t n, i
       s != status::success) {
     return s;
   }
-  return run_indirect(call, alpha, beta, stream, opts, "tgemm::gemm_batched");
+  return run_indirect<Fused>(call, alpha, beta, stream, opts, "tgemm::gemm_batched");
 }
 
-/// tgemm::gemm_grouped_device(), with a fused epilogue when `ep` is not null.
-template <class TA, class TB, class TC>
+/// tgemm::gemm_grouped_device(), with the fused epilogue `*ep` (Fused) or none (`ep` null).
+template <bool Fused, class TA, class TB, class TC>
 status gemm_grouped_device_impl(layout order, op op_a, op op_b, scalar_for<TA, TC> alpha,
                                 const gemm_group_device<TA, TB, TC>* groups, int64_t group_count,
                                 const group_bounds& bounds, scalar_for<TA, TC> beta, const epilogue<TC>* ep,
@@ -404,7 +226,7 @@ status gemm_grouped_device_impl(layout order, op op_a, op op_b, scalar_for<TA, T
       s != status::success) {
     return s;
   }
-  return run_indirect(call, alpha, beta, stream, opts, "tgemm::gemm_grouped_device");
+  return run_indirect<Fused>(call, alpha, beta, stream, opts, "tgemm::gemm_grouped_device");
 }
 
 TGEMM_END_DISPATCH_NAMESPACE
@@ -431,9 +253,18 @@ status gemm_batched(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_
                     ::tgemm::detail::scalar_for<TA, TC> alpha, const TA* const* A, int64_t lda, const TB* const* B,
                     int64_t ldb, ::tgemm::detail::scalar_for<TA, TC> beta, TC* const* C, int64_t ldc,
                     int64_t batch_count, cudaStream_t stream = nullptr, const options& opts = options{}) {
-  return ::tgemm::detail::gemm_batched_impl(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
-                                            batch_count, static_cast<const epilogue<TC>*>(nullptr), stream, opts);
+  return ::tgemm::detail::gemm_batched_impl<false>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
+                                                   batch_count, static_cast<const epilogue<TC>*>(nullptr), stream,
+                                                   opts);
 }
+
+/// tgemm::gemm_batched() on float without options (strict FP32), like cublasSgemmBatched: a plain function, as the
+/// float tgemm::gemm() is, so that in the compiled mode it needs only the library's float family (the template
+/// above, taking options, also needs the tf32 family for them).
+TGEMM_DISPATCH_API status gemm_batched(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, float alpha,
+                                       const float* const* A, int64_t lda, const float* const* B, int64_t ldb,
+                                       float beta, float* const* C, int64_t ldc, int64_t batch_count,
+                                       cudaStream_t stream = nullptr);
 
 /// tgemm::gemm_batched() with a fused epilogue (tgemm::epilogue) applied to every product: product i uses the vectors
 /// advanced by i times their strides (0: one vector for every product), as a strided batch does. The result is
@@ -444,8 +275,8 @@ status gemm_batched(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_
                     int64_t ldb, ::tgemm::detail::scalar_for<TA, TC> beta, TC* const* C, int64_t ldc,
                     int64_t batch_count, const epilogue<TC>& ep, cudaStream_t stream = nullptr,
                     const options& opts = options{}) {
-  return ::tgemm::detail::gemm_batched_impl(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
-                                            batch_count, &ep, stream, opts);
+  return ::tgemm::detail::gemm_batched_impl<true>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
+                                                  batch_count, &ep, stream, opts);
 }
 
 /// `group_count` GEMMs whose sizes and pointers live in device memory (a mixture of experts, whose tokens per
@@ -471,9 +302,9 @@ status gemm_grouped_device(layout order, op op_a, op op_b, ::tgemm::detail::scal
                            const group_bounds& bounds, ::tgemm::detail::scalar_for<TA, TC> beta,
                            int32_t* group_status = nullptr, cudaStream_t stream = nullptr,
                            const options& opts = options{}) {
-  return ::tgemm::detail::gemm_grouped_device_impl(order, op_a, op_b, alpha, groups, group_count, bounds, beta,
-                                                   static_cast<const epilogue<TC>*>(nullptr), group_status, stream,
-                                                   opts);
+  return ::tgemm::detail::gemm_grouped_device_impl<false>(order, op_a, op_b, alpha, groups, group_count, bounds,
+                                                          beta, static_cast<const epilogue<TC>*>(nullptr),
+                                                          group_status, stream, opts);
 }
 
 /// tgemm::gemm_grouped_device() with a fused epilogue (tgemm::epilogue) applied to every group: group i uses the
@@ -485,8 +316,8 @@ status gemm_grouped_device(layout order, op op_a, op op_b, ::tgemm::detail::scal
                            const group_bounds& bounds, ::tgemm::detail::scalar_for<TA, TC> beta,
                            const epilogue<TC>& ep, int32_t* group_status = nullptr, cudaStream_t stream = nullptr,
                            const options& opts = options{}) {
-  return ::tgemm::detail::gemm_grouped_device_impl(order, op_a, op_b, alpha, groups, group_count, bounds, beta, &ep,
-                                                   group_status, stream, opts);
+  return ::tgemm::detail::gemm_grouped_device_impl<true>(order, op_a, op_b, alpha, groups, group_count, bounds,
+                                                         beta, &ep, group_status, stream, opts);
 }
 
 TGEMM_END_DISPATCH_NAMESPACE

@@ -1,0 +1,266 @@
+/// \file host/indirect_dispatcher.cuh
+/// \brief The launching half of tgemm::gemm_batched() and tgemm::gemm_grouped_device(): the indirect kernels of each
+/// tuning table, the choice of tile, the launches (host/gemm_indirect.cuh has the API and the host's checks). Like
+/// host/dispatcher.cuh it is included only where the dispatcher is defined: header-only mode, or the compiled
+/// library's sources, which instantiate run_indirect_typed() for every element family (TGEMM_COMPILED_PART), so
+/// that a translation unit of the compiled mode calling gemm_batched() compiles none of these kernels.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <mutex>
+#include <type_traits>
+
+#include "../arch/probe.cuh"
+#include "../config.cuh"
+#include "../kernel/gemm_indirect_kernel.cuh"
+#include "../status.cuh"
+#include "../tuning/selector.cuh"
+#include "../types.cuh"
+#include "cuda_status.cuh"
+#include "device_facts.cuh"
+#include "device_scope.cuh"
+#include "gemm_indirect.cuh"
+#include "launcher.cuh"
+#include "plan_print.cuh"
+
+namespace tgemm::detail {
+TGEMM_BEGIN_DISPATCH_NAMESPACE
+
+/// The indirect kernels of one tuning table (kernel::indirect_products: pointer arrays and device-side groups alike):
+/// the table's medium and small tiles (the two that suit any op pair), four op pairs each, instantiated only where
+/// such a call is compiled (Fused: those with a fused epilogue, a second set).
+template <class Table, class Products, bool Fused = false>
+struct indirect_kernels {
+  template <tuning::slot Slot>
+  using source = kernel::tuned_policy<Table, Slot>;
+  using policy = kernel::host_policy<source<tuning::slot::medium>>;
+  using scalar = typename policy::scalar_type;
+  using terms_type = device::epilogue_terms<typename policy::element_c, scalar>;
+  using kernel_type = void (*)(const Products, const scalar, const scalar, const kernel::tile_grid, const int64_t,
+                               const terms_type);
+
+  /// The kernel of a slot (medium or small) and op pair.
+  static kernel_type find(bool small, op op_a, op op_b) {
+    kernel_type found = nullptr;
+    with_ops(op_a, op_b, [&](auto a, auto b) {
+      constexpr op oa = decltype(a)::value, ob = decltype(b)::value;
+      found = small ? &kernel::gemm_indirect_kernel<source<tuning::slot::small>, oa, ob, Products, Fused>
+                    : &kernel::gemm_indirect_kernel<source<tuning::slot::medium>, oa, ob, Products, Fused>;
+      return status::success;
+    });
+    return found;
+  }
+
+  /// What the choice of tile needs to know about a device: its entry's values and how many blocks of each tile
+  /// (for this op pair) a multiprocessor holds. Read once per device and op pair.
+  struct facts {
+    int arch = 0;
+    int multiprocessors = 0;
+    tuning::tuning_values values;
+    int resident_medium = 1, resident_small = 1;
+  };
+
+  /// Reads (once) the facts of `device` for an op pair, preparing both kernels (image present, shared memory limit).
+  static status facts_for(int device, op op_a, op op_b, facts& out) {
+    static std::mutex mutex;
+    static facts cache[cached_devices][4];
+    static std::atomic<bool> ready[cached_devices][4];
+    const int pair = op_pair_index(op_a, op_b);
+    const bool cached = device >= 0 && device < cached_devices;
+    if (cached && ready[device][pair].load(std::memory_order_acquire)) {
+      out = cache[device][pair];
+      return status::success;
+    }
+    std::lock_guard<std::mutex> lock(mutex);
+    if (cached && ready[device][pair].load(std::memory_order_relaxed)) {
+      out = cache[device][pair];
+      return status::success;
+    }
+    relaxed_capture_scope relaxed;
+    facts f;
+    cudaFuncAttributes attributes{};
+    cudaError_t error = cudaFuncGetAttributes(&attributes, kernel::arch_probe<0>);
+    if (error != cudaSuccess) return fail_cuda(error, device, "reading the arch probe's attributes");
+    f.arch = attributes.ptxVersion * 10;
+    if (f.arch < tuning::oldest_arch<Table>()) {
+      return fail(status::unsupported_device, cudaSuccess,
+                  "GEMMs of %s need tensor-core instructions of sm_%d or newer; device %d is %s",
+                  element_traits<typename policy::element_a>::name, tuning::oldest_arch<Table>() / 10, device,
+                  device_sm_name(device).c_str());
+    }
+    error = cudaDeviceGetAttribute(&f.multiprocessors, cudaDevAttrMultiProcessorCount, device);
+    if (error != cudaSuccess) return fail_cuda(error, device, "reading the multiprocessor count");
+    f.values = tuning::values_for<Table>(f.arch);
+    for (const bool small : {false, true}) {
+      const tuning::policy_numbers& p = f.values[small ? tuning::slot::small : tuning::slot::medium];
+      const kernel_type k = find(small, op_a, op_b);
+      char what[160];
+      std::snprintf(what, sizeof what, "preparing the indirect %s kernel (policy %s)", small ? "small" : "medium",
+                    p.name().c_str());
+      if (status s = prepare_kernel(k, device, p.shared_bytes, what); s != status::success) return s;
+      int blocks = 0;
+      error = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k, p.threads, size_t(p.shared_bytes));
+      if (error != cudaSuccess) return fail_cuda(error, device, what);
+      (small ? f.resident_small : f.resident_medium) = blocks > 0 ? blocks : 1;
+    }
+    if (cached) {
+      cache[device][pair] = f;
+      ready[device][pair].store(true, std::memory_order_release);
+    }
+    out = f;
+    return status::success;
+  }
+
+  /// The tile for `count` products of at most m x n: the one whose blocks fill the device's resident-block slots
+  /// best, weighed by how much of each tile lies inside C and the entry's measured speed of the small tile (the
+  /// planner's score for one grid of a strided batch, docs/dispatch.md).
+  static bool choose_small(const facts& f, int64_t m, int64_t n, int64_t count) {
+    double best[2] = {0, 0};
+    for (const bool small : {false, true}) {
+      const tuning::policy_numbers& p = f.values[small ? tuning::slot::small : tuning::slot::medium];
+      const int64_t tiles_m = kernel::tiles_for(m, p.block_m), tiles_n = kernel::tiles_for(n, p.block_n);
+      const double tiles = double(tiles_m * tiles_n) * double(count);
+      const double slots = double(f.multiprocessors > 0 ? f.multiprocessors : 1) *
+                           double(small ? f.resident_small : f.resident_medium);
+      const double waves = double(int64_t((tiles + slots - 1) / slots));
+      const double used = double(m) * double(n) / (double(tiles_m * p.block_m) * double(tiles_n * p.block_n));
+      best[small] = used * tiles / (waves * slots) * (small ? f.values.small_speed / f.values.medium_speed : 1.0);
+    }
+    return best[1] > best[0];
+  }
+
+  /// Launches every product of `products` (count of them, at most m x n each) in grids of up to 65,535 products,
+  /// with the fused epilogue's `terms` (Fused; product i uses terms.product(i)).
+  static status run(const Products& products, op op_a, op op_b, int64_t m, int64_t n, int64_t k, int64_t count,
+                    scalar alpha, scalar beta, const terms_type& terms, cudaStream_t stream, const char* what) {
+    device_scope scope(stream);
+    if (scope.state() != status::success) return scope.state();
+    const int device = scope.device();
+    facts f;
+    if (status s = facts_for(device, op_a, op_b, f); s != status::success) return s;
+    const bool small = choose_small(f, m, n, count);
+    const tuning::policy_numbers& p = f.values[small ? tuning::slot::small : tuning::slot::medium];
+    kernel::tile_grid tiles;
+    tiles.tiles_m = kernel::tiles_for(m, p.block_m);
+    tiles.tiles_n = kernel::tiles_for(n, p.block_n);
+    if (!kernel::grid_fits(tiles.tiles_m * tiles.tiles_n)) {
+      return fail(status::invalid_dimension, cudaSuccess,
+                  "%s: %lld x %lld products need %lld x %lld thread blocks each, more than one grid holds", what,
+                  (long long)m, (long long)n, (long long)tiles.tiles_m, (long long)tiles.tiles_n);
+    }
+    if (print_plans_requested()) {
+      std::fprintf(stderr,
+                   "tgemm plan: %s, %lld products of at most %lld x %lld x %lld, ops %s%s: one launch per 65535 "
+                   "products of the %s tile (%s)%s, %lld x %lld tiles each; products not aligned for its loads run "
+                   "the direct loop\n",
+                   what, (long long)count, (long long)m, (long long)n, (long long)k, op_letter(op_a),
+                   op_letter(op_b), small ? "small" : "medium", p.name().c_str(), Fused ? " with a fused epilogue" : "",
+                   (long long)tiles.tiles_m, (long long)tiles.tiles_n);
+    }
+    const kernel_type kernel = find(small, op_a, op_b);
+    dim3 grid = kernel::grid_for(tiles.tiles_m * tiles.tiles_n);
+    for (int64_t first = 0; first < count; first += kernel::max_grid_y) {
+      grid.z = unsigned(count - first < kernel::max_grid_y ? count - first : kernel::max_grid_y);
+      if (status s = launch_kernel(kernel, grid, dim3(unsigned(p.threads)), p.shared_bytes, stream, device, what,
+                                   products, alpha, beta, tiles, first, terms);
+          s != status::success) {
+        return s;
+      }
+    }
+    return status::success;
+  }
+
+ private:
+  template <class F>
+  static status with_ops(op op_a, op op_b, F&& f) {
+    using none = std::integral_constant<op, op::none>;
+    using transpose = std::integral_constant<op, op::transpose>;
+    if (op_a == op::none) return op_b == op::none ? f(none{}, none{}) : f(none{}, transpose{});
+    return op_b == op::none ? f(transpose{}, none{}) : f(transpose{}, transpose{});
+  }
+};
+
+template <class TA, class TB, class TC, math_mode Math, bool Fused>
+status run_indirect_typed(const indirect_call<TA, TB, TC>& call, scalar_for<TA, TC> alpha, scalar_for<TA, TC> beta,
+                          cudaStream_t stream, const char* what) {
+  using table = typename tuning::table_for<TA, TC, Math>::type;
+  return indirect_kernels<table, kernel::indirect_products<TA, TB, TC>, Fused>::run(
+      call.products, call.op_a, call.op_b, call.m, call.n, call.k, call.count, alpha, beta, call.terms, stream, what);
+}
+
+/// The explicit instantiation of run_indirect_typed for A and B of type AB, C of type C, a math mode and with or
+/// without a fused epilogue: the compiled library's sources instantiate them family by family, as gemm_typed().
+#define TGEMM_RUN_INDIRECT_TYPED(AB, C, MATH, FUSED)                                                          \
+  template status run_indirect_typed<AB, AB, C, MATH, FUSED>(const indirect_call<AB, AB, C>&, scalar_for<AB, C>, \
+                                                             scalar_for<AB, C>, cudaStream_t, const char*);
+#if defined(TGEMM_COMPILED_IMPLEMENTATION)
+#if TGEMM_DEFINES_PART(1)
+TGEMM_RUN_INDIRECT_TYPED(float, float, math_mode::strict, false)
+#endif
+#if TGEMM_DEFINES_PART(2)
+TGEMM_RUN_INDIRECT_TYPED(__half, __half, math_mode::strict, false)
+TGEMM_RUN_INDIRECT_TYPED(__half, float, math_mode::strict, false)
+#endif
+#if TGEMM_DEFINES_PART(3)
+TGEMM_RUN_INDIRECT_TYPED(__nv_bfloat16, __nv_bfloat16, math_mode::strict, false)
+TGEMM_RUN_INDIRECT_TYPED(__nv_bfloat16, float, math_mode::strict, false)
+#endif
+#if TGEMM_DEFINES_PART(4)
+TGEMM_RUN_INDIRECT_TYPED(float, float, math_mode::tf32, false)
+TGEMM_RUN_INDIRECT_TYPED(float, float, math_mode::tf32x3, false)
+#endif
+#if TGEMM_DEFINES_PART(5)
+TGEMM_RUN_INDIRECT_TYPED(double, double, math_mode::strict, false)
+#endif
+#if TGEMM_DEFINES_PART(6)
+TGEMM_RUN_INDIRECT_TYPED(float, float, math_mode::strict, true)
+#endif
+#if TGEMM_DEFINES_PART(7)
+TGEMM_RUN_INDIRECT_TYPED(__half, __half, math_mode::strict, true)
+TGEMM_RUN_INDIRECT_TYPED(__half, float, math_mode::strict, true)
+#endif
+#if TGEMM_DEFINES_PART(8)
+TGEMM_RUN_INDIRECT_TYPED(__nv_bfloat16, __nv_bfloat16, math_mode::strict, true)
+TGEMM_RUN_INDIRECT_TYPED(__nv_bfloat16, float, math_mode::strict, true)
+#endif
+#if TGEMM_DEFINES_PART(9)
+TGEMM_RUN_INDIRECT_TYPED(float, float, math_mode::tf32, true)
+TGEMM_RUN_INDIRECT_TYPED(float, float, math_mode::tf32x3, true)
+#endif
+#if TGEMM_DEFINES_PART(10)
+TGEMM_RUN_INDIRECT_TYPED(double, double, math_mode::strict, true)
+#endif
+#endif
+#undef TGEMM_RUN_INDIRECT_TYPED
+
+TGEMM_END_DISPATCH_NAMESPACE
+}  // namespace tgemm::detail
+
+#if TGEMM_DEFINES_PART(1)
+namespace tgemm {
+TGEMM_BEGIN_DISPATCH_NAMESPACE
+
+TGEMM_DISPATCH_API status gemm_batched(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, float alpha,
+                                       const float* const* A, int64_t lda, const float* const* B, int64_t ldb,
+                                       float beta, float* const* C, int64_t ldc, int64_t batch_count,
+                                       cudaStream_t stream) {
+  detail::indirect_call<float, float, float> call;
+  if (status s = detail::check_batched(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, batch_count,
+                                       static_cast<const epilogue<float>*>(nullptr), options{}, call);
+      s != status::success) {
+    return s;
+  }
+  if (call.empty) return status::success;
+  return detail::run_indirect_typed<float, float, float, math_mode::strict, false>(call, alpha, beta, stream,
+                                                                                    "tgemm::gemm_batched");
+}
+
+TGEMM_END_DISPATCH_NAMESPACE
+}  // namespace tgemm
+#endif  // TGEMM_DEFINES_PART(1)
