@@ -20,6 +20,7 @@
 
 #include "../config.cuh"
 #include "../epilogue.cuh"
+#include "../group_device.cuh"
 #include "../kernel/gemm_indirect_kernel.cuh"
 #include "../status.cuh"
 #include "../types.cuh"
@@ -29,15 +30,6 @@
 #include "gemm.cuh"
 
 namespace tgemm {
-
-/// The largest sizes any group of a tgemm::gemm_grouped_device() call has: the host sizes the grid (and chooses
-/// the tile) from them; a group that exceeds one is skipped with status::invalid_dimension.
-struct group_bounds {
-  int64_t max_m = 0;  ///< The most rows of op(A) and C of any group.
-  int64_t max_n = 0;  ///< The most columns of op(B) and C.
-  int64_t max_k = 0;  ///< The deepest k.
-};
-
 namespace detail {
 TGEMM_BEGIN_DISPATCH_NAMESPACE
 

@@ -11,31 +11,14 @@
 #include "../config.cuh"
 #include "../device/epilogue_terms.cuh"
 #include "../device/gemm.cuh"
+#include "../group_device.cuh"
 #include "../numeric.cuh"
 #include "../status.cuh"
 #include "../types.cuh"
 #include "gemm_kernel.cuh"
 #include "tile_scheduler.cuh"
 
-namespace tgemm {
-
-/// One group of tgemm::gemm_grouped_device(), in device memory (written there by the caller's kernels, a mixture of
-/// experts' router say): C = alpha op(A) op(B) + beta C in the call's storage order, with the call's ops and
-/// scalars, sizes up to the call's bounds (tgemm::group_bounds).
-template <class TA, class TB = TA, class TC = TA>
-struct gemm_group_device {
-  int64_t m = 0;          ///< Rows of op(A) and C (at most bounds.max_m).
-  int64_t n = 0;          ///< Columns of op(B) and C (at most bounds.max_n).
-  int64_t k = 0;          ///< Columns of op(A), rows of op(B) (at most bounds.max_k).
-  const TA* a = nullptr;  ///< A.
-  int64_t lda = 0;        ///< A's leading dimension.
-  const TB* b = nullptr;  ///< B.
-  int64_t ldb = 0;        ///< B's leading dimension.
-  TC* c = nullptr;        ///< C.
-  int64_t ldc = 0;        ///< C's leading dimension.
-};
-
-namespace kernel {
+namespace tgemm::kernel {
 
 /// One product of an indirect launch, in the column-major form of device::problem, and its C.
 template <class TA, class TB, class TC>
@@ -204,5 +187,4 @@ __global__ void __launch_bounds__(Source::template at<TGEMM_DEVICE_ARCH>::thread
   }
 }
 
-}  // namespace kernel
-}  // namespace tgemm
+}  // namespace tgemm::kernel
