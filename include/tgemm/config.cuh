@@ -43,7 +43,8 @@
 /// The compiled library is built from one source per element family, so that they compile side by side: each
 /// defines TGEMM_COMPILED_PART (1: float, and the float-only functions; 2: __half; 3: __nv_bfloat16; 4: float on the
 /// tensor cores, TF32 and 3xTF32; 5: double; 6 to 10: the same families' calls with a fused epilogue,
-/// tgemm::epilogue) before including <tgemm/gemm.cuh>. Unset (0), a translation unit that defines the dispatcher defines all of it.
+/// tgemm::epilogue; 11 to 15 and 16 to 20: the same for tgemm::gemm_batched() and tgemm::gemm_grouped_device())
+/// before including <tgemm/gemm.cuh>. Unset (0), a translation unit that defines the dispatcher defines all of it.
 #if !defined(TGEMM_COMPILED_PART)
 #define TGEMM_COMPILED_PART 0
 #endif

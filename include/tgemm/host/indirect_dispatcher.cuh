@@ -2,8 +2,9 @@
 /// \brief The launching half of tgemm::gemm_batched() and tgemm::gemm_grouped_device(): the indirect kernels of each
 /// tuning table, the choice of tile, the launches (host/gemm_indirect.cuh has the API and the host's checks). Like
 /// host/dispatcher.cuh it is included only where the dispatcher is defined: header-only mode, or the compiled
-/// library's sources, which instantiate run_indirect_typed() for every element family (TGEMM_COMPILED_PART), so
-/// that a translation unit of the compiled mode calling gemm_batched() compiles none of these kernels.
+/// library's sources, whose parts 11 to 20 (tgemm_add_compiled_library(... INDIRECT)) instantiate
+/// run_indirect_typed() family by family, so that a translation unit of the compiled mode calling gemm_batched()
+/// compiles none of these kernels.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -195,45 +196,46 @@ status run_indirect_typed(const indirect_call<TA, TB, TC>& call, scalar_for<TA, 
 }
 
 /// The explicit instantiation of run_indirect_typed for A and B of type AB, C of type C, a math mode and with or
-/// without a fused epilogue: the compiled library's sources instantiate them family by family, as gemm_typed().
+/// without a fused epilogue: the compiled library's parts 11 to 15 (16 to 20 with a fused epilogue) instantiate them
+/// family by family, in the order of gemm_typed()'s parts 1 to 5.
 #define TGEMM_RUN_INDIRECT_TYPED(AB, C, MATH, FUSED)                                                          \
   template status run_indirect_typed<AB, AB, C, MATH, FUSED>(const indirect_call<AB, AB, C>&, scalar_for<AB, C>, \
                                                              scalar_for<AB, C>, cudaStream_t, const char*);
 #if defined(TGEMM_COMPILED_IMPLEMENTATION)
-#if TGEMM_DEFINES_PART(1)
+#if TGEMM_DEFINES_PART(11)
 TGEMM_RUN_INDIRECT_TYPED(float, float, math_mode::strict, false)
 #endif
-#if TGEMM_DEFINES_PART(2)
+#if TGEMM_DEFINES_PART(12)
 TGEMM_RUN_INDIRECT_TYPED(__half, __half, math_mode::strict, false)
 TGEMM_RUN_INDIRECT_TYPED(__half, float, math_mode::strict, false)
 #endif
-#if TGEMM_DEFINES_PART(3)
+#if TGEMM_DEFINES_PART(13)
 TGEMM_RUN_INDIRECT_TYPED(__nv_bfloat16, __nv_bfloat16, math_mode::strict, false)
 TGEMM_RUN_INDIRECT_TYPED(__nv_bfloat16, float, math_mode::strict, false)
 #endif
-#if TGEMM_DEFINES_PART(4)
+#if TGEMM_DEFINES_PART(14)
 TGEMM_RUN_INDIRECT_TYPED(float, float, math_mode::tf32, false)
 TGEMM_RUN_INDIRECT_TYPED(float, float, math_mode::tf32x3, false)
 #endif
-#if TGEMM_DEFINES_PART(5)
+#if TGEMM_DEFINES_PART(15)
 TGEMM_RUN_INDIRECT_TYPED(double, double, math_mode::strict, false)
 #endif
-#if TGEMM_DEFINES_PART(6)
+#if TGEMM_DEFINES_PART(16)
 TGEMM_RUN_INDIRECT_TYPED(float, float, math_mode::strict, true)
 #endif
-#if TGEMM_DEFINES_PART(7)
+#if TGEMM_DEFINES_PART(17)
 TGEMM_RUN_INDIRECT_TYPED(__half, __half, math_mode::strict, true)
 TGEMM_RUN_INDIRECT_TYPED(__half, float, math_mode::strict, true)
 #endif
-#if TGEMM_DEFINES_PART(8)
+#if TGEMM_DEFINES_PART(18)
 TGEMM_RUN_INDIRECT_TYPED(__nv_bfloat16, __nv_bfloat16, math_mode::strict, true)
 TGEMM_RUN_INDIRECT_TYPED(__nv_bfloat16, float, math_mode::strict, true)
 #endif
-#if TGEMM_DEFINES_PART(9)
+#if TGEMM_DEFINES_PART(19)
 TGEMM_RUN_INDIRECT_TYPED(float, float, math_mode::tf32, true)
 TGEMM_RUN_INDIRECT_TYPED(float, float, math_mode::tf32x3, true)
 #endif
-#if TGEMM_DEFINES_PART(10)
+#if TGEMM_DEFINES_PART(20)
 TGEMM_RUN_INDIRECT_TYPED(double, double, math_mode::strict, true)
 #endif
 #endif
@@ -242,7 +244,7 @@ TGEMM_RUN_INDIRECT_TYPED(double, double, math_mode::strict, true)
 TGEMM_END_DISPATCH_NAMESPACE
 }  // namespace tgemm::detail
 
-#if TGEMM_DEFINES_PART(1)
+#if TGEMM_DEFINES_PART(11)
 namespace tgemm {
 TGEMM_BEGIN_DISPATCH_NAMESPACE
 
@@ -263,4 +265,4 @@ TGEMM_DISPATCH_API status gemm_batched(layout order, op op_a, op op_b, int64_t m
 
 TGEMM_END_DISPATCH_NAMESPACE
 }  // namespace tgemm
-#endif  // TGEMM_DEFINES_PART(1)
+#endif  // TGEMM_DEFINES_PART(11)
