@@ -173,19 +173,18 @@ status check_grouped_device(layout order, op op_a, op op_b, scalar_for<TA, TC> a
   return status::success;
 }
 
-/// Runs a checked indirect call, not empty, on the table of its types and math mode Math (Fused: with its fused
-/// epilogue). Defined by host/indirect_dispatcher.cuh where this translation unit defines the dispatcher (header-only
+/// Runs a checked indirect call (nothing when it is empty) on the table of its types and math mode Math (Fused:
+/// with its fused epilogue). Defined by host/indirect_dispatcher.cuh where this translation unit defines the dispatcher (header-only
 /// mode, or the compiled library's sources); elsewhere only declared, so the kernels come from the library.
 template <class TA, class TB, class TC, math_mode Math, bool Fused>
 status run_indirect_typed(const indirect_call<TA, TB, TC>& call, scalar_for<TA, TC> alpha, scalar_for<TA, TC> beta,
                           cudaStream_t stream, const char* what);
 
-/// Runs a checked indirect call (nothing when it is empty) in the math mode its options ask for. Fused: the call has
-/// a fused epilogue, whose kernels only such calls instantiate.
+/// Runs a checked indirect call in the math mode its options ask for. Fused: the call has a fused epilogue, whose
+/// kernels only such calls instantiate.
 template <bool Fused, class TA, class TB, class TC>
 status run_indirect(const indirect_call<TA, TB, TC>& call, scalar_for<TA, TC> alpha, scalar_for<TA, TC> beta,
                     cudaStream_t stream, const options& opts, const char* what) {
-  if (call.empty) return status::success;
   return with_math<TA>(opts, [&](auto math) -> status {
     return run_indirect_typed<TA, TB, TC, decltype(math)::value, Fused>(call, alpha, beta, stream, what);
   });

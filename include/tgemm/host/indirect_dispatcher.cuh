@@ -190,6 +190,7 @@ struct indirect_kernels {
 template <class TA, class TB, class TC, math_mode Math, bool Fused>
 status run_indirect_typed(const indirect_call<TA, TB, TC>& call, scalar_for<TA, TC> alpha, scalar_for<TA, TC> beta,
                           cudaStream_t stream, const char* what) {
+  if (call.empty) return status::success;
   using table = typename tuning::table_for<TA, TC, Math>::type;
   return indirect_kernels<table, kernel::indirect_products<TA, TB, TC>, Fused>::run(
       call.products, call.op_a, call.op_b, call.m, call.n, call.k, call.count, alpha, beta, call.terms, stream, what);
@@ -258,7 +259,6 @@ TGEMM_DISPATCH_API status gemm_batched(layout order, op op_a, op op_b, int64_t m
       s != status::success) {
     return s;
   }
-  if (call.empty) return status::success;
   return detail::run_indirect_typed<float, float, float, math_mode::strict, false>(call, alpha, beta, stream,
                                                                                     "tgemm::gemm_batched");
 }
