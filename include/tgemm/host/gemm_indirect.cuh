@@ -249,13 +249,17 @@ status gemm_batched(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_
                                                    opts);
 }
 
-/// tgemm::gemm_batched() on float without options (strict FP32), like cublasSgemmBatched: a plain function, as the
-/// float tgemm::gemm() is, so that in the compiled mode it needs only the library's float family (the template
-/// above, taking options, also needs the tf32 family for them).
+#if defined(TGEMM_COMPILED)
+/// tgemm::gemm_batched() on float without options (strict FP32), like cublasSgemmBatched, in the compiled mode only: a
+/// plain function there, as the float tgemm::gemm() is, so that it needs only the library's float family (the
+/// template above, taking options, also needs the tf32 family for them). Not in the header-only mode: a plain
+/// inline function's body instantiates its kernels in every translation unit that includes the header, called or
+/// not; there the template serves float calls.
 TGEMM_DISPATCH_API status gemm_batched(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, float alpha,
                                        const float* const* A, int64_t lda, const float* const* B, int64_t ldb,
                                        float beta, float* const* C, int64_t ldc, int64_t batch_count,
                                        cudaStream_t stream = nullptr);
+#endif
 
 /// tgemm::gemm_batched() with a fused epilogue (tgemm::epilogue) applied to every product: product i uses the vectors
 /// advanced by i times their strides (0: one vector for every product), as a strided batch does. The result is

@@ -245,7 +245,7 @@ TGEMM_RUN_INDIRECT_TYPED(double, double, math_mode::strict, true)
 TGEMM_END_DISPATCH_NAMESPACE
 }  // namespace tgemm::detail
 
-#if TGEMM_DEFINES_PART(11)
+#if defined(TGEMM_COMPILED_IMPLEMENTATION) && TGEMM_DEFINES_PART(11)  // see its declaration
 namespace tgemm {
 TGEMM_BEGIN_DISPATCH_NAMESPACE
 
@@ -265,4 +265,4 @@ TGEMM_DISPATCH_API status gemm_batched(layout order, op op_a, op op_b, int64_t m
 
 TGEMM_END_DISPATCH_NAMESPACE
 }  // namespace tgemm
-#endif  // TGEMM_DEFINES_PART(11)
+#endif  // TGEMM_COMPILED_IMPLEMENTATION && TGEMM_DEFINES_PART(11)
