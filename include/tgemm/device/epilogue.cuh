@@ -62,14 +62,19 @@ __device__ __forceinline__ void store_linear_combination(const basic_linear_comb
 }
 
 /// The fused epilogue (basic_fused_combination) for the in-bounds part of a thread's tile, in three passes: each
-/// element's value before the activation (device::fused_value; the old C read from terms.source when the result
-/// goes elsewhere), the activation over all of them at once (one call: device::activate_values), then clamp, round
-/// and store. Vector stores (and loads of C) where both D and the C read are aligned for them.
+/// element's value before the activation (alpha and the scales as one factor, the biases and beta C as one addend:
+/// one fma), the activation over all of them at once (one call: device::activate_values), then clamp, round and
+/// store. Vector stores (and loads of C) where both D and the C read are aligned for them.
+/// The thread's rows' and columns' factors and biases are read once each, before the elements (thread_m + thread_n
+/// reads of each vector, not one per element): a read of each term for each of a thread's 64 to 128 results, with
+/// its bounds check, made the fused kernels twice the plain ones' code and their compile as slow. The sm_90a
+/// kernel's stores do the same (kernel::store_fused_tile).
 template <class Policy, class Layout, class ElementC, class Scalar, class Accumulator>
 __device__ __forceinline__ void store_fused_combination(const basic_fused_combination<ElementC, Scalar>& e,
                                                         int64_t m, int64_t n, int64_t row_begin, int64_t col_begin,
                                                         const Layout& tile,
                                                         const Accumulator (&acc)[Policy::thread_m][Policy::thread_n]) {
+  using T = Accumulator;
   constexpr int width = Policy::store_width;
   const epilogue_terms<ElementC, Scalar> t = e.product >= 0 ? e.terms.product(e.product) : epilogue_terms<ElementC, Scalar>{};
   const bool read_c = e.beta != Scalar(0);
@@ -78,7 +83,25 @@ __device__ __forceinline__ void store_fused_combination(const basic_fused_combin
       (reinterpret_cast<uintptr_t>(e.c) % (sizeof(ElementC) * width) == 0 && e.ldc % width == 0 &&
        (t.source == nullptr ||
         (reinterpret_cast<uintptr_t>(t.source) % (sizeof(ElementC) * width) == 0 && t.ld_source % width == 0)));
-  Accumulator v[Policy::thread_n][Policy::thread_m];
+  // Row r's factor (alpha folded in) and bias, and column j's; outside C (or without the vector) a factor 1 and a
+  // bias -0, which change no value, not even a zero's sign.
+  T row_factor[Policy::thread_m], row_bias[Policy::thread_m];
+#pragma unroll
+  for (int r = 0; r < Policy::thread_m; ++r) {
+    const int64_t row = row_begin + tile.row(r);
+    const bool inside = row < m;
+    row_factor[r] = T(e.alpha) * (t.row_scale && inside ? T(t.row_scale[row]) : T(1));
+    row_bias[r] = t.row_bias && inside ? convert<T>(t.row_bias[row]) : T(-0.0);
+  }
+  T column_factor[Policy::thread_n], column_bias[Policy::thread_n];
+#pragma unroll
+  for (int j = 0; j < Policy::thread_n; ++j) {
+    const int64_t col = col_begin + tile.col(j);
+    const bool inside = col < n;
+    column_factor[j] = t.column_scale && inside ? T(t.column_scale[col]) : T(1);
+    column_bias[j] = t.column_bias && inside ? convert<T>(t.column_bias[col]) : T(-0.0);
+  }
+  T v[Policy::thread_n][Policy::thread_m];
 #pragma unroll
   for (int j = 0; j < Policy::thread_n; ++j) {
     const int64_t col = col_begin + tile.col(j);
@@ -86,18 +109,26 @@ __device__ __forceinline__ void store_fused_combination(const basic_fused_combin
     for (int i = 0; i < Policy::thread_m; i += width) {
       const int64_t row = row_begin + tile.row(i);
       ElementC old[width] = {};
-      const bool whole = vectors_fit && col < n && row + width <= m;
-      if (read_c && whole) load_vector<width>(old, source_of(t, e.c, e.ldc, row, col));
+      if (read_c && col < n) {
+        if (vectors_fit && row + width <= m) {
+          load_vector<width>(old, source_of(t, e.c, e.ldc, row, col));
+        } else {
+#pragma unroll
+          for (int w = 0; w < width; ++w) {
+            if (row + w < m) old[w] = *source_of(t, e.c, e.ldc, row + w, col);
+          }
+        }
+      }
 #pragma unroll
       for (int w = 0; w < width; ++w) {
-        const bool inside = col < n && row + w < m;
-        if (read_c && !whole && inside) old[w] = *source_of(t, e.c, e.ldc, row + w, col);
-        v[j][i + w] = inside ? fused_value(t, acc[i + w][j], e.alpha, e.beta, old[w], read_c, row + w, col)
-                             : Accumulator(0);
+        T addend = row_bias[i + w] + column_bias[j];
+        if (read_c) addend = fused_fma(T(e.beta), convert<T>(old[w]), addend);
+        v[j][i + w] = fused_fma(acc[i + w][j], row_factor[i + w] * column_factor[j], addend);
       }
     }
   }
   if (t.act != activation::none) activate_values<ElementC>(t.act, &v[0][0], Policy::thread_m * Policy::thread_n);
+  const clamp_bounds<T> bounds(t);
 #pragma unroll
   for (int j = 0; j < Policy::thread_n; ++j) {
     const int64_t col = col_begin + tile.col(j);
@@ -108,7 +139,7 @@ __device__ __forceinline__ void store_fused_combination(const basic_fused_combin
       const int64_t row = row_begin + tile.row(i);
       ElementC out[width];
 #pragma unroll
-      for (int w = 0; w < width; ++w) out[w] = fused_output(t, v[j][i + w]);
+      for (int w = 0; w < width; ++w) out[w] = convert<ElementC>(bounds.apply(v[j][i + w]));
       if (vectors_fit && row + width <= m) {
         store_vector<width>(column + row, out);
       } else {

@@ -168,9 +168,10 @@ __device__ __forceinline__ ElementC finish(const epilogue_terms<ElementC, Scalar
   return fused_output(t, detail::activate<(sizeof(ElementC) < 4)>(t.act, v));
 }
 
-/// The activations in three families whose members differ only in constants, so that one copy of a tile's stores
-/// serves each family without a branch per value: piecewise linear (none, relu), the tanh form 0.5 x (1 +
-/// tanh(a x + b x^3)) (gelu_tanh: a = sqrt(2 / pi), b = 0.044715 a; silu: a = 1/2, b = 0), and erf (gelu_erf).
+/// The activations in three families whose members differ only in constants, so that one loop over a tile's values
+/// serves each family without a branch per value (kernel::store_fused_tile): piecewise linear (none, relu), the tanh
+/// form 0.5 x (1 + tanh(a x + b x^3)) (gelu_tanh: a = sqrt(2 / pi), b = 0.044715 a; silu: a = 1/2, b = 0), and erf
+/// (gelu_erf).
 enum class activation_family : int { linear, tanh_form, erf };
 
 /// The family of an activation.
@@ -222,6 +223,39 @@ __device__ __forceinline__ float clamp_keeping_nan(float x, float lower, float u
 #endif
 }
 }  // namespace detail
+
+/// a b + c rounded once, in T (float or double).
+template <class T>
+__device__ __forceinline__ T fused_fma(T a, T b, T c) {
+  if constexpr (sizeof(T) == 4) {
+    return fmaf(a, b, c);
+  } else {
+    return fma(a, b, c);
+  }
+}
+
+/// The bounds a fused epilogue clamps its activated values to: the terms' clamp, else the whole line (infinities),
+/// so that every value takes the same two instructions (NaN stays NaN).
+template <class T>
+struct clamp_bounds {
+  T lower;  ///< Results below become lower.
+  T upper;  ///< Results above become upper.
+  /// The bounds of `t`.
+  template <class ElementC, class Scalar>
+  __device__ __forceinline__ explicit clamp_bounds(const epilogue_terms<ElementC, Scalar>& t) {
+    const T infinity = T(__int_as_float(0x7f800000));
+    lower = t.clamp ? T(t.lower) : -infinity;
+    upper = t.clamp ? T(t.upper) : infinity;
+  }
+  /// x clamped to [lower, upper]; NaN stays NaN.
+  __device__ __forceinline__ T apply(T x) const {
+    if constexpr (sizeof(T) == 4) {
+      return detail::clamp_keeping_nan(x, lower, upper);
+    } else {
+      return x < lower ? lower : (x > upper ? upper : x);  // NaN fails both comparisons and stays
+    }
+  }
+};
 
 /// A row's or column's factor and bias, read once for the many elements that use them (the sm_90a kernel's stores):
 /// a missing vector, or a row (column) outside C, reads as factor 1 and bias -0, which change no value.
@@ -283,16 +317,6 @@ struct preloaded_bounds {
     if (k.relu) lower = lower > 0.0f ? lower : 0.0f;
   }
 };
-
-/// One result of a fused epilogue from preloaded terms, before its rounding to C's type: v (the caller's
-/// acc (alpha row.scale column.scale) + (row.bias + column.bias) [+ beta c]) activated by family Family (no branch)
-/// and clamped. What the sm_90a kernel inlines for each of a thread's 64 to 128 accumulators, so about a dozen
-/// instructions. Approximate: C is 16-bit (see detail::tanh_of).
-template <activation_family Family, bool Approximate>
-__device__ __forceinline__ float finish_preloaded(const activation_constants<float>& k, const preloaded_bounds& bounds,
-                                                  float v) {
-  return detail::clamp_keeping_nan(detail::activate_family<Family, Approximate>(k, v), bounds.lower, bounds.upper);
-}
 
 /// Where a fused epilogue reads the old C of (row, col) when the result goes to `d` + row + col ldd.
 template <class ElementC, class Scalar>
