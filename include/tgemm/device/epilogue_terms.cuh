@@ -117,8 +117,8 @@ __device__ __forceinline__ T activate(activation act, T x) {
 /// The value a fused epilogue activates: alpha row_scale column_scale acc + beta c + row_bias + column_bias for
 /// (row, col) of the kernel's C, in the accumulator's type (`c`, the old C, is read by the caller only when read_c).
 /// Written without branches (a missing vector reads as a factor 1 or a bias -0, which change no value, not even a
-/// zero's sign): the tile kernels inline this for each of 64 to 128 results a thread holds, and a branch per term and
-/// element made their compile markedly slower.
+/// zero's sign). For the kernels that write one value at a time (through finish()); the tile kernels read each row's
+/// and column's terms once instead (store_fused_combination).
 template <class ElementC, class Scalar, class Accumulator>
 __device__ __forceinline__ Accumulator fused_value(const epilogue_terms<ElementC, Scalar>& t, Accumulator acc,
                                                    Scalar alpha, Scalar beta, ElementC c, bool read_c, int64_t row,
