@@ -168,8 +168,8 @@ __device__ __forceinline__ ElementC finish(const epilogue_terms<ElementC, Scalar
   return fused_output(t, detail::activate<(sizeof(ElementC) < 4)>(t.act, v));
 }
 
-/// The activations in three families whose members differ only in constants, so that one copy of a tile's stores
-/// serves each family without a branch per value: piecewise linear (none, relu), the tanh form 0.5 x (1 +
+/// The activations in three families whose members differ only in constants, so that a tile's values are activated
+/// by one loop per family, with no branch per value: piecewise linear (none, relu), the tanh form 0.5 x (1 +
 /// tanh(a x + b x^3)) (gelu_tanh: a = sqrt(2 / pi), b = 0.044715 a; silu: a = 1/2, b = 0), and erf (gelu_erf).
 enum class activation_family : int { linear, tanh_form, erf };
 
@@ -316,16 +316,6 @@ struct preloaded_bounds {
     if (k.relu) lower = lower > 0.0f ? lower : 0.0f;
   }
 };
-
-/// One result of a fused epilogue from preloaded terms, before its rounding to C's type: v (the caller's
-/// acc (alpha row.scale column.scale) + (row.bias + column.bias) [+ beta c]) activated by family Family (no branch)
-/// and clamped. What the sm_90a kernel inlines for each of a thread's 64 to 128 accumulators, so about a dozen
-/// instructions. Approximate: C is 16-bit (see detail::tanh_of).
-template <activation_family Family, bool Approximate>
-__device__ __forceinline__ float finish_preloaded(const activation_constants<float>& k, const preloaded_bounds& bounds,
-                                                  float v) {
-  return detail::clamp_keeping_nan(detail::activate_family<Family, Approximate>(k, v), bounds.lower, bounds.upper);
-}
 
 /// Where a fused epilogue reads the old C of (row, col) when the result goes to `d` + row + col ldd.
 template <class ElementC, class Scalar>

@@ -106,21 +106,57 @@ __device__ __forceinline__ int slice_of(int item, int tiles, int k_tiles, int sl
   return slice;
 }
 
-/// The stores of one tile of the Fused kernel (kernel::gemm_tma_wgmma), with the activation's family known at compile
-/// time: the kernel switches on the family once per tile and calls the copy for it (three copies:
-/// device::activation_family; a switch per value, in the first version, spread each value's code over half a megabyte
-/// of instructions). Each value's code is kept to about a dozen instructions, since a thread writes 64 to 128 of them:
-/// `rows` holds the factors (alpha folded in) and biases of the thread's two rows, g and g + 8 of its warp's 16 (the
-/// kernel reads them before the tile's main loop), and its columns' are read once per 16 (8) columns, before the stores
-/// (device::preloaded_terms); each value is then one multiply-add, the activation and a clamp
-/// (device::finish_preloaded). A 16-bit C with out.tma_store leaves through the staging tile and TMA stores as the
-/// plain kernel's does; otherwise each lane writes its elements, reading C (from terms.source when D is separate) when
-/// read_c.
-template <class Policy, device::activation_family Family, bool TmaEpilogue, int SplitCount>
+/// Step 1 of store_fused_tile for the accumulators of one 64-column group: sum x (row factor x column factor) + (row
+/// bias + column bias [+ beta C when ReadC]), in place.
+template <class Policy, bool ReadC, int SplitCount>
+__device__ __forceinline__ void fused_values(int group, float (&acc)[Policy::block_n / 2],
+                                             const float (&acc_small)[SplitCount],
+                                             const device::preloaded_terms<float> (&rows)[2],
+                                             const device::column_terms_from<typename Policy::element_c>& columns,
+                                             const bool (&row_inside)[2],
+                                             const typename Policy::element_c* const (&source_row)[2],
+                                             int64_t ld_source, float beta) {
+  constexpr int group_chunks = 8;  // 64 columns
+#pragma unroll
+  for (int chunk = 0; chunk < group_chunks; ++chunk) {
+    const int j = group * group_chunks + chunk;
+    device::preloaded_terms<float> cols[2];
+#pragma unroll
+    for (int e = 0; e < 2; ++e) cols[e] = columns.at(8 * j + e);
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const int offset = 8 * j + e, i = 4 * j + 2 * h + e;  // the column, from the thread's first; the accumulator
+        float sum = acc[i];
+        if constexpr (Policy::split) sum += acc_small[i];
+        float addend = rows[h].bias + cols[e].bias;
+        if constexpr (ReadC) {
+          if (row_inside[h] && offset < columns.left) {
+            addend = fmaf(beta, convert<float>(source_row[h][offset * ld_source]), addend);
+          }
+        }
+        acc[i] = fmaf(sum, rows[h].scale * cols[e].scale, addend);
+      }
+    }
+  }
+}
+
+/// The stores of one tile of the Fused kernel (kernel::gemm_tma_wgmma), in three steps over the thread's accumulators,
+/// in place: each value before the activation (one multiply-add: `rows` holds the factors, alpha folded in, and
+/// biases of the thread's two rows, g and g + 8 of its warp's 16, read before the tile's main loop; its columns' are
+/// read once per 8 columns, device::preloaded_terms; beta C joins the addend when read_c), then the activation, whose
+/// family is switched on once per tile (device::activation_family: each family's code is a loop of a few
+/// instructions per value, with no branch per value), then the clamp and the stores. Only the activation exists once
+/// per family: a whole copy of the stores per family, as before, made the fused kernels four times the plain ones'
+/// code and most of their compile time. A 16-bit C with out.tma_store leaves through the staging tile and TMA stores
+/// as the plain kernel's does; otherwise each lane writes its elements, reading C (from terms.source when D is
+/// separate) when read_c.
+template <class Policy, bool TmaEpilogue, int SplitCount>
 __device__ __forceinline__ void store_fused_tile(const tma_wgmma_output<typename Policy::element_c>& out,
                                                  const device::epilogue_terms<typename Policy::element_c, float>& terms,
                                                  const device::preloaded_terms<float> (&rows)[2],
-                                                 const float (&acc)[Policy::block_n / 2],
+                                                 float (&acc)[Policy::block_n / 2],
                                                  const float (&acc_small)[SplitCount],
                                                  typename Policy::element_c* c_out, int64_t row0, int64_t col0,
                                                  int tile_m, int consumer, int warp, int lane, bool read_c,
@@ -131,9 +167,55 @@ __device__ __forceinline__ void store_fused_tile(const tma_wgmma_output<typename
   constexpr bool approximate = sizeof(element_c) < 4;
   const device::activation_constants<float> k(terms.act);
   const device::preloaded_bounds bounds(terms, k);
-  // The thread's columns of 8-column chunk j: col0 + 8 j + 2 (lane % 4) + e, e = 0, 1.
+  // The thread's columns of 8-column chunk j: col0 + 8 j + 2 (lane % 4) + e, e = 0, 1. Its rows g and g + 8 start
+  // in C at its first column (and in the C that beta scales: terms.source when D is separate), so that each element
+  // costs a 32-bit comparison of its column and one address step rather than 64-bit index arithmetic. (Each step
+  // makes its own pointers: held through the activation they made the large tile's kernel spill.)
   const int64_t lane_col = col0 + 2 * (lane % 4);
   const device::column_terms_from<element_c> columns(terms, lane_col, out.n);
+  bool row_inside[2];
+#pragma unroll
+  for (int h = 0; h < 2; ++h) row_inside[h] = row0 + lane / 4 + 8 * h < out.m;
+  // 1. Each value before the activation: sum x (row factor x column factor) + (row bias + column bias [+ beta C]),
+  const int64_t ld_source = terms.source ? terms.ld_source : out.ldc;
+  const element_c* source_row[2];
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int64_t row = row0 + lane / 4 + 8 * h;
+    source_row[h] = terms.source ? terms.source + row + lane_col * ld_source : c_out + row + lane_col * out.ldc;
+  }
+  // 2. The activation (the linear family's relu is in the bounds: device::preloaded_bounds). Steps 1 and 2 go 64
+  // columns at a time: with no store or branch between them, ptxas would issue every column's loads at once and spill
+  // the large tile's registers.
+  constexpr int group_columns = 64;
+  static_assert(bn % group_columns == 0, "the fused stores take the tile's columns 64 at a time");
+#pragma unroll
+  for (int group = 0; group < bn / group_columns; ++group) {
+    // beta C joins the addend only when C is read: a test of beta per value, with C's address, cost the TMA path
+    // (beta = 0) about eight instructions per value.
+    if (read_c) {
+      fused_values<Policy, true>(group, acc, acc_small, rows, columns, row_inside, source_row, ld_source, out.beta);
+    } else {
+      fused_values<Policy, false>(group, acc, acc_small, rows, columns, row_inside, source_row, ld_source, out.beta);
+    }
+    const int first = group * (group_columns / 2);  // the group's accumulators: first, first + 1, ...
+    switch (device::family_of(terms.act)) {
+      case device::activation_family::tanh_form:
+#pragma unroll
+        for (int i = first; i < first + group_columns / 2; ++i) {
+          acc[i] = device::detail::activate_family<device::activation_family::tanh_form, approximate>(k, acc[i]);
+        }
+        break;
+      case device::activation_family::erf:
+#pragma unroll
+        for (int i = first; i < first + group_columns / 2; ++i) {
+          acc[i] = device::detail::activate_family<device::activation_family::erf, approximate>(k, acc[i]);
+        }
+        break;
+      default: break;
+    }
+  }
+  // 3. The clamp, the rounding to C's type and the stores.
   if constexpr (TmaEpilogue) {
     if (out.tma_store) {  // beta = 0 (C not read): as the plain kernel's TMA epilogue (rows outside C are clipped)
       constexpr int store_columns = Policy::epilogue_store_columns;
@@ -144,23 +226,13 @@ __device__ __forceinline__ void store_fused_tile(const tma_wgmma_output<typename
 #pragma unroll
         for (int group = 0; group < store_columns / 16; ++group) {
           const int j = pass * (store_columns / 8) + 2 * group;
-          device::preloaded_terms<float> cols[2][2];  // chunks j and j + 1, columns e = 0, 1
-#pragma unroll
-          for (int q = 0; q < 2; ++q) {
-#pragma unroll
-            for (int e = 0; e < 2; ++e) cols[q][e] = columns.at(8 * (j + q) + e);
-          }
           uint32_t packed[4];
 #pragma unroll
           for (int i = 0; i < 4; ++i) {  // rows g (+ 8), columns 2t and 2t + 1 of chunk j + i / 2
-            const int q = i / 2, h = i % 2, index = 4 * (j + q) + 2 * h;
-            float pair[2];
-#pragma unroll
-            for (int e = 0; e < 2; ++e) {
-              const float v = fmaf(acc[index + e], rows[h].scale * cols[q][e].scale, rows[h].bias + cols[q][e].bias);
-              pair[e] = device::finish_preloaded<Family, approximate>(k, bounds, v);
-            }
-            packed[i] = pack_pair<element_c>(pair[0], pair[1]);
+            const int index = 4 * (j + i / 2) + 2 * (i % 2);
+            packed[i] = pack_pair<element_c>(device::detail::clamp_keeping_nan(acc[index], bounds.lower, bounds.upper),
+                                             device::detail::clamp_keeping_nan(acc[index + 1], bounds.lower,
+                                                                               bounds.upper));
           }
           const int matrix = lane / 8, column = 16 * group + 8 * (matrix / 2) + lane % 8;
           const int unit = (2 * warp + matrix % 2) ^ (column % 8);
@@ -176,45 +248,26 @@ __device__ __forceinline__ void store_fused_tile(const tma_wgmma_output<typename
       return;
     }
   }
-  // Each lane writes its elements: rows g and g + 8, where they start in C at the thread's first column (and in the
-  // C that beta scales: terms.source when D is separate), so that each element costs a 32-bit comparison of its
-  // column and one address step rather than 64-bit index arithmetic.
-  const int64_t ld_source = terms.source ? terms.ld_source : out.ldc;
-  bool row_inside[2];
   element_c* c_row[2];
-  const element_c* source_row[2];
 #pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    const int64_t row = row0 + lane / 4 + 8 * h;
-    row_inside[h] = row < out.m;
-    c_row[h] = c_out + row + lane_col * out.ldc;
-    source_row[h] = terms.source ? terms.source + row + lane_col * ld_source : c_row[h];
-  }
+  for (int h = 0; h < 2; ++h) c_row[h] = c_out + (row0 + lane / 4 + 8 * h) + lane_col * out.ldc;
 #pragma unroll
   for (int j = 0; j < bn / 8; ++j) {
-    device::preloaded_terms<float> cols[2];
-#pragma unroll
-    for (int e = 0; e < 2; ++e) cols[e] = columns.at(8 * j + e);
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
-        const int offset = 8 * j + e;  // the column, from lane_col
+        const int offset = 8 * j + e, i = 4 * j + 2 * h + e;
         if (row_inside[h] && offset < columns.left) {
-          const int i = 4 * j + 2 * h + e;
-          float sum = acc[i];
-          if constexpr (Policy::split) sum += acc_small[i];
-          float bias = rows[h].bias + cols[e].bias;
-          if (read_c) bias = fmaf(out.beta, convert<float>(source_row[h][offset * ld_source]), bias);
-          const float v = fmaf(sum, rows[h].scale * cols[e].scale, bias);
-          c_row[h][offset * out.ldc] = convert<element_c>(device::finish_preloaded<Family, approximate>(k, bounds, v));
+          c_row[h][offset * out.ldc] =
+              convert<element_c>(device::detail::clamp_keeping_nan(acc[i], bounds.lower, bounds.upper));
         }
       }
     }
   }
 #else
-  (void)out, (void)terms, (void)acc, (void)acc_small, (void)c_out, (void)row0, (void)col0, (void)tile_m, (void)consumer;
-  (void)warp, (void)lane, (void)read_c, (void)store_tile, (void)store_issuer, (void)map_c;
+  (void)out, (void)terms, (void)rows, (void)acc, (void)acc_small, (void)c_out, (void)row0, (void)col0, (void)tile_m;
+  (void)consumer, (void)warp, (void)lane, (void)read_c, (void)store_tile, (void)store_issuer, (void)map_c;
 #endif
 }
 
@@ -456,19 +509,10 @@ __global__ void __launch_bounds__(Policy::threads, 1)
       // The producer meanwhile fills the stages with the next tile's slices.
       if constexpr (Fused) {
         // A fused epilogue: its terms for this product (read after the main loop, so that their pointers are not held
-        // in registers through it), and the tile's stores with the activation's family known at compile time (a
-        // switch per tile, not per value: see store_fused_tile).
+        // in registers through it), and the tile's stores (store_fused_tile).
         const device::epilogue_terms<element_c, float> terms = out.terms.product(product);
-#define TGEMM_STORE_FUSED_TILE(FAMILY)                                                                             \
-  store_fused_tile<Policy, device::activation_family::FAMILY, tma_epilogue>(                                       \
-      out, terms, fused_rows, acc, acc_small, c_out, row0, col0, tile_m, consumer, warp, lane, read_c, store_tile,   \
-      store_issuer, map_c)
-        switch (device::family_of(terms.act)) {  // direct calls (no lambda): the accumulators stay in registers
-          case device::activation_family::tanh_form: TGEMM_STORE_FUSED_TILE(tanh_form); break;
-          case device::activation_family::erf: TGEMM_STORE_FUSED_TILE(erf); break;
-          default: TGEMM_STORE_FUSED_TILE(linear); break;
-        }
-#undef TGEMM_STORE_FUSED_TILE
+        store_fused_tile<Policy, tma_epilogue>(out, terms, fused_rows, acc, acc_small, c_out, row0, col0, tile_m,
+                                               consumer, warp, lane, read_c, store_tile, store_issuer, map_c);
         continue;
       }
       if constexpr (tma_epilogue) {
