@@ -207,7 +207,7 @@ struct sliced_blocks {
     int device = 0;
     TGEMM_CUDA_REQUIRE(cudaGetDevice(&device));
     using kernels = tgemm::detail::wgmma_kernels<P>;
-    REQUIRE(kernels::prepare(op_a, op_b, device, true) == status::success);
+    REQUIRE(kernels::prepare_sliced(op_a, op_b, device) == status::success);
     const int64_t steps = (k + P::block_k - 1) / P::block_k;
     const int64_t k_per_slice = (steps + Slices - 1) / Slices * P::block_k;
     const int64_t slices = (k + k_per_slice - 1) / k_per_slice;

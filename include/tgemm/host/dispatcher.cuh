@@ -36,6 +36,20 @@
 namespace tgemm::detail {
 TGEMM_BEGIN_DISPATCH_NAMESPACE
 
+/// Calls f(a, b) for the four op pairs, each op as a std::integral_constant.
+template <class F>
+void for_each_op_pair(F&& f) {
+  using none = std::integral_constant<op, op::none>;
+  using transpose = std::integral_constant<op, op::transpose>;
+  f(none{}, none{});
+  f(none{}, transpose{});
+  f(transpose{}, none{});
+  f(transpose{}, transpose{});
+}
+
+template <class Table>
+struct split_k_kernels;
+
 /// The gemm kernels of one tuning table, by (slot, op pair, padded loads): what tgemm::gemm() launches. Every
 /// kernel the planner may choose is instantiated here, and only those (general reads op(A) along m, general_tn
 /// and general_tt along k; only general has a padded variant). Fused: the kernels of calls with a tgemm::epilogue,
@@ -121,79 +135,13 @@ struct tuned_kernels {
     return found;
   }
 
-  /// The entry whose kernels write a 16-bit C's split-K partials as float (its float-C twin; void: the partials are
-  /// C's type, written by this table's kernels).
-  using partials_table = tuning::partials_entry_t<Table>;
-
-  /// True for the kernel slots of the partials table that split steps run: the kernels of the slots the planner may
-  /// split with float partials (every slot but the large tiles', which only get grids that fill the GPU; only the
-  /// thin ones where the table says float_partials_thin_only). For the 16-bit tables that is the small tile, 4
-  /// kernels: the float-C table's own, compiled once in the compiled mode.
-  template <tuning::slot Slot>
-  static constexpr bool partials_kernel() {
-    if constexpr (std::is_void<partials_table>::value) {
-      return false;
-    } else {
-      bool any = false;
-      tuning::for_each_slot([&](auto other) {
-        constexpr tuning::slot o = decltype(other)::value;
-        constexpr bool large =
-            o == tuning::slot::general || o == tuning::slot::general_tn || o == tuning::slot::general_tt;
-        constexpr bool splits = !large && (!Table::float_partials_thin_only || tuning::is_thin(o));
-        if constexpr (splits && tuning::kernel_slot<partials_table, o>() == Slot) any = true;
-      });
-      return any;
-    }
-  }
-
-  /// Calls f(kernel, slot, op_a, op_b) for every kernel that writes float partials (none when partials_table is void).
-  template <class F>
-  static void for_each_partials(F&& f) {
-    if constexpr (!std::is_void<partials_table>::value) {
-      using partials = tuned_kernels<partials_table>;
-      tuning::for_each_slot([&](auto slot) {
-        constexpr tuning::slot s = decltype(slot)::value;
-        if constexpr (partials_kernel<s>()) {
-          for_each_op_pair([&](auto a, auto b) {
-            constexpr op op_a = decltype(a)::value, op_b = decltype(b)::value;
-            f(typename partials::kernel_type(
-                  &kernel::gemm_kernel<typename partials::template source<s>, op_a, op_b, false>),
-              s, op_a, op_b);
-          });
-        }
-      });
-    }
-  }
-
-  /// Launches a split step whose partials are float (a 16-bit C): the float-C twin of the slot's kernel, writing
-  /// unscaled products into the workspace for the reduction.
+  /// Launches a split step whose partials are float (a 16-bit C): see split_k_kernels.
   status launch_float_partials(const plan_step& s, const gemm_launch<types>& g, cudaStream_t stream, int device) const {
-    if constexpr (!std::is_void<partials_table>::value) {
-      using partials = tuned_kernels<partials_table>;
-      const tuning::slot wanted = partials::kernel_slot(s.slot);
-      typename partials::kernel_type found = nullptr;
-      for_each_partials([&](auto k, tuning::slot ks, op ka, op kb) {
-        if (ks == wanted && ka == op_a && kb == op_b) found = k;
-      });
-      if (found != nullptr) {
-        float* const out = reinterpret_cast<float*>(g.workspace_out);
-        const device::basic_linear_combination<float, typename types::scalar_type> output{1, 0, out, s.ld_out};
-        const kernel::split_k<float> split{s.slices, s.k_per_slice, out, s.ld_out};
-        return launch_kernel(found, g.grid, dim3(unsigned(s.threads)), s.shared_bytes, stream, device,
-                             "launching a tgemm::gemm() kernel (float partials)", g.problem, output, g.tiles, split,
-                             g.readable);
-      }
-    }
-    return fail(status::cuda_error, cudaErrorInvalidDeviceFunction,
-                "internal error: the plan asks for a %s kernel writing float partials for ops %s%s, which tgemm does "
-                "not build",
-                tuning::to_string(s.slot), op_letter(op_a), op_letter(op_b));
+    return split_k_kernels<Table>::launch_float_partials(op_a, op_b, s, g, stream, device);
   }
 
   /// The table's sm_90a kernel policy (void: none); its kernels are made ready on first use, not by read_facts().
   using wgmma_policy = typename Table::wgmma;
-  /// The policy of its split-K kernel (float partials; void: none).
-  using wgmma_partials_policy = wgmma_partials_t<wgmma_policy>;
   /// The table's smaller sm_90a tile (void: none), for problems its large tiles would not fill.
   using wgmma_small_policy = typename Table::wgmma_small;
   /// Whether that policy is 3xTF32's, whose plans split the operands first.
@@ -229,9 +177,7 @@ struct tuned_kernels {
       if constexpr (splits_tf32) return wgmma_kernels<wgmma_policy>::prepare_split(s.contiguous_k, device);
       return no_split_kernel(device);
     }
-    if constexpr (!std::is_void<wgmma_partials_policy>::value) {
-      if (s.wgmma && s.slices > 1) return wgmma_kernels<wgmma_partials_policy>::prepare(op_a, op_b, device, true);
-    }
+    if (s.wgmma && s.slices > 1) return split_k_kernels<Table>::prepare_sliced(op_a, op_b, device);
     if constexpr (!std::is_void<wgmma_small_policy>::value) {
       if (s.wgmma && s.wgmma_small) return wgmma_kernels<wgmma_small_policy>::template prepare<Fused>(op_a, op_b, device);
     }
@@ -260,14 +206,7 @@ struct tuned_kernels {
   /// Launches a gemm step of a plan.
   status launch(const plan_step& s, const gemm_launch<types>& g, cudaStream_t stream, int device) const {
     if (s.gemv) return gemv_kernels<types>::launch(s, g, op_a, op_b, stream, device);
-    if constexpr (!std::is_void<wgmma_partials_policy>::value) {
-      if (s.wgmma && s.slices > 1) {
-        return wgmma_kernels<wgmma_partials_policy>::launch_sliced(
-            op_a, op_b, g.problem.m, g.problem.n, g.problem.k, g.problem.a, g.problem.lda, g.problem.b,
-            g.problem.ldb, reinterpret_cast<float*>(g.workspace_out), s.ld_out, s.slices, s.k_per_slice,
-            s.slice_stride, s.grid_x, s.tile_group, stream, device);
-      }
-    }
+    if (s.wgmma && s.slices > 1) return split_k_kernels<Table>::launch_sliced(op_a, op_b, s, g, stream, device);
     if constexpr (!std::is_void<wgmma_small_policy>::value) {
       if (s.wgmma && s.wgmma_small) {  // single products only (plans run batches on the large tile)
         return wgmma_kernels<wgmma_small_policy>::template launch<Fused>(
@@ -355,15 +294,8 @@ struct tuned_kernels {
       }
     });
     // The float-partials kernels too (their splits are planned with the occupancy of the C-typed twins above).
-    for_each_partials([&](auto k, tuning::slot s, op, op) {
-      if (result != status::success) return;
-      const tuning::policy_numbers& policy = values.partials_slots[int(s)];
-      char what[160];
-      std::snprintf(what, sizeof what, "preparing the %s kernel for float partials (policy %s)", tuning::to_string(s),
-                    policy.name().c_str());
-      result = prepare_kernel(k, device, policy.shared_bytes, what);
-    });
-    return result;
+    if (result != status::success) return result;
+    return split_k_kernels<Table>::prepare_partials(device, values);
   }
 
   /// A device's facts and the values of its tuning entry.
@@ -393,17 +325,142 @@ struct tuned_kernels {
     return status::success;
   }
 
+};
+
+/// The split-K kernels of a tuning table that its plain and its fused calls share: the kernels that write a 16-bit
+/// C's float partials (the float-C twin entry's small and thin tiles) and the sm_90a split-K kernel (the table's
+/// Hopper tile with a float C). The reduction applies alpha, beta and any fused epilogue, so both kinds of call run
+/// the same ones. Their members are not inline: the compiled mode defines them in a family's plain source only and
+/// declares them in its fused source (`extern template`), so each of these kernels compiles once.
+template <class Table>
+struct split_k_kernels {
+  /// The GEMM's element types.
+  using types = typename tuned_kernels<Table>::types;
+  /// The entry whose kernels write a 16-bit C's split-K partials as float (its float-C twin; void: the partials are
+  /// C's type, written by the table's own kernels).
+  using partials_table = tuning::partials_entry_t<Table>;
+  /// The policy of the sm_90a split-K kernel (float partials; void: none).
+  using wgmma_partials_policy = wgmma_partials_t<typename Table::wgmma>;
+
+  /// Makes the float-partials kernels ready on `device` (nothing for a table without them).
+  static status prepare_partials(int device, const tuning::tuning_values& values);
+  /// Launches a split step whose partials are float (a 16-bit C): the float-C twin of the slot's kernel, writing
+  /// unscaled products into the workspace for the reduction.
+  static status launch_float_partials(op op_a, op op_b, const plan_step& s, const gemm_launch<types>& g,
+                                      cudaStream_t stream, int device);
+  /// Makes the sm_90a split-K kernel for (op_a, op_b) ready on `device`.
+  static status prepare_sliced(op op_a, op op_b, int device);
+  /// Launches an sm_90a split step: each slice of k into its float partial in the workspace.
+  static status launch_sliced(op op_a, op op_b, const plan_step& s, const gemm_launch<types>& g, cudaStream_t stream,
+                              int device);
+
  private:
+  /// True for the kernel slots of the partials table that split steps run: the kernels of the slots the planner may
+  /// split with float partials (every slot but the large tiles', which only get grids that fill the GPU; only the
+  /// thin ones where the table says float_partials_thin_only). For the 16-bit tables that is the small tile, 4
+  /// kernels: the float-C table's own, compiled once in the compiled mode.
+  template <tuning::slot Slot>
+  static constexpr bool partials_kernel() {
+    if constexpr (std::is_void<partials_table>::value) {
+      return false;
+    } else {
+      bool any = false;
+      tuning::for_each_slot([&](auto other) {
+        constexpr tuning::slot o = decltype(other)::value;
+        constexpr bool large =
+            o == tuning::slot::general || o == tuning::slot::general_tn || o == tuning::slot::general_tt;
+        constexpr bool splits = !large && (!Table::float_partials_thin_only || tuning::is_thin(o));
+        if constexpr (splits && tuning::kernel_slot<partials_table, o>() == Slot) any = true;
+      });
+      return any;
+    }
+  }
+
+  /// Calls f(kernel, slot, op_a, op_b) for every kernel that writes float partials (none when partials_table is void).
   template <class F>
-  static void for_each_op_pair(F&& f) {
-    using none = std::integral_constant<op, op::none>;
-    using transpose = std::integral_constant<op, op::transpose>;
-    f(none{}, none{});
-    f(none{}, transpose{});
-    f(transpose{}, none{});
-    f(transpose{}, transpose{});
+  static void for_each_partials(F&& f) {
+    if constexpr (!std::is_void<partials_table>::value) {
+      using partials = tuned_kernels<partials_table>;
+      tuning::for_each_slot([&](auto slot) {
+        constexpr tuning::slot s = decltype(slot)::value;
+        if constexpr (partials_kernel<s>()) {
+          for_each_op_pair([&](auto a, auto b) {
+            constexpr op op_a = decltype(a)::value, op_b = decltype(b)::value;
+            f(typename partials::kernel_type(
+                  &kernel::gemm_kernel<typename partials::template source<s>, op_a, op_b, false>),
+              s, op_a, op_b);
+          });
+        }
+      });
+    }
   }
 };
+
+template <class Table>
+status split_k_kernels<Table>::prepare_partials(int device, const tuning::tuning_values& values) {
+  status result = status::success;
+  for_each_partials([&](auto k, tuning::slot s, op, op) {
+    if (result != status::success) return;
+    const tuning::policy_numbers& policy = values.partials_slots[int(s)];
+    char what[160];
+    std::snprintf(what, sizeof what, "preparing the %s kernel for float partials (policy %s)", tuning::to_string(s),
+                  policy.name().c_str());
+    result = prepare_kernel(k, device, policy.shared_bytes, what);
+  });
+  return result;
+}
+
+template <class Table>
+status split_k_kernels<Table>::launch_float_partials(op op_a, op op_b, const plan_step& s, const gemm_launch<types>& g,
+                                                     cudaStream_t stream, int device) {
+  if constexpr (!std::is_void<partials_table>::value) {
+    using partials = tuned_kernels<partials_table>;
+    const tuning::slot wanted = partials::kernel_slot(s.slot);
+    typename partials::kernel_type found = nullptr;
+    for_each_partials([&](auto k, tuning::slot ks, op ka, op kb) {
+      if (ks == wanted && ka == op_a && kb == op_b) found = k;
+    });
+    if (found != nullptr) {
+      float* const out = reinterpret_cast<float*>(g.workspace_out);
+      const device::basic_linear_combination<float, typename types::scalar_type> output{1, 0, out, s.ld_out};
+      const kernel::split_k<float> split{s.slices, s.k_per_slice, out, s.ld_out};
+      return launch_kernel(found, g.grid, dim3(unsigned(s.threads)), s.shared_bytes, stream, device,
+                           "launching a tgemm::gemm() kernel (float partials)", g.problem, output, g.tiles, split,
+                           g.readable);
+    }
+  }
+  (void)g, (void)stream;
+  return fail(status::cuda_error, cudaErrorInvalidDeviceFunction,
+              "internal error: the plan asks for a %s kernel writing float partials for ops %s%s, which tgemm does "
+              "not build (device %d)",
+              tuning::to_string(s.slot), op_letter(op_a), op_letter(op_b), device);
+}
+
+template <class Table>
+status split_k_kernels<Table>::prepare_sliced(op op_a, op op_b, int device) {
+  if constexpr (!std::is_void<wgmma_partials_policy>::value) {
+    return wgmma_kernels<wgmma_partials_policy>::prepare_sliced(op_a, op_b, device);
+  } else {
+    (void)op_a, (void)op_b;
+    return fail(status::cuda_error, cudaErrorInvalidDeviceFunction,
+                "internal error: a plan splits k on an sm_90a kernel the table does not have (device %d)", device);
+  }
+}
+
+template <class Table>
+status split_k_kernels<Table>::launch_sliced(op op_a, op op_b, const plan_step& s, const gemm_launch<types>& g,
+                                             cudaStream_t stream, int device) {
+  if constexpr (!std::is_void<wgmma_partials_policy>::value) {
+    return wgmma_kernels<wgmma_partials_policy>::launch_sliced(
+        op_a, op_b, g.problem.m, g.problem.n, g.problem.k, g.problem.a, g.problem.lda, g.problem.b, g.problem.ldb,
+        reinterpret_cast<float*>(g.workspace_out), s.ld_out, s.slices, s.k_per_slice, s.slice_stride, s.grid_x,
+        s.tile_group, stream, device);
+  } else {
+    (void)op_a, (void)op_b, (void)s, (void)g, (void)stream;
+    return fail(status::cuda_error, cudaErrorInvalidDeviceFunction,
+                "internal error: a plan splits k on an sm_90a kernel the table does not have (device %d)", device);
+  }
+}
 
 /// tgemm::gemm() for a validated call: on the stream's device, plan with its facts, then (unless only the
 /// workspace size is asked for) execute with the caller's workspace or one allocated for the call.
@@ -487,7 +544,41 @@ status gemm_fused_typed(layout order, op op_a, op op_b, int64_t m, int64_t n, in
       layout, op, op, int64_t, int64_t, int64_t, scalar_for<AB, C>, const AB*, int64_t, const AB*, int64_t,       \
       scalar_for<AB, C>, C*, int64_t, const epilogue<C>&, const batch_shape&, cudaStream_t, const workspace*,     \
       size_t*);
+/// The split-K kernels a family's plain and fused calls share (split_k_kernels): defined by the family's plain part,
+/// declared by its fused part (before either part's calls instantiate them).
+#define TGEMM_SPLIT_K_KERNELS(AB, C, MATH) template struct split_k_kernels<tuning::table_for<AB, C, MATH>::type>;
 #if defined(TGEMM_COMPILED_IMPLEMENTATION)
+#if TGEMM_DEFINES_PART(1)
+TGEMM_SPLIT_K_KERNELS(float, float, math_mode::strict)
+#elif TGEMM_DEFINES_PART(6)
+extern TGEMM_SPLIT_K_KERNELS(float, float, math_mode::strict)
+#endif
+#if TGEMM_DEFINES_PART(2)
+TGEMM_SPLIT_K_KERNELS(__half, __half, math_mode::strict)
+TGEMM_SPLIT_K_KERNELS(__half, float, math_mode::strict)
+#elif TGEMM_DEFINES_PART(7)
+extern TGEMM_SPLIT_K_KERNELS(__half, __half, math_mode::strict)
+extern TGEMM_SPLIT_K_KERNELS(__half, float, math_mode::strict)
+#endif
+#if TGEMM_DEFINES_PART(3)
+TGEMM_SPLIT_K_KERNELS(__nv_bfloat16, __nv_bfloat16, math_mode::strict)
+TGEMM_SPLIT_K_KERNELS(__nv_bfloat16, float, math_mode::strict)
+#elif TGEMM_DEFINES_PART(8)
+extern TGEMM_SPLIT_K_KERNELS(__nv_bfloat16, __nv_bfloat16, math_mode::strict)
+extern TGEMM_SPLIT_K_KERNELS(__nv_bfloat16, float, math_mode::strict)
+#endif
+#if TGEMM_DEFINES_PART(4)
+TGEMM_SPLIT_K_KERNELS(float, float, math_mode::tf32)
+TGEMM_SPLIT_K_KERNELS(float, float, math_mode::tf32x3)
+#elif TGEMM_DEFINES_PART(9)
+extern TGEMM_SPLIT_K_KERNELS(float, float, math_mode::tf32)
+extern TGEMM_SPLIT_K_KERNELS(float, float, math_mode::tf32x3)
+#endif
+#if TGEMM_DEFINES_PART(5)
+TGEMM_SPLIT_K_KERNELS(double, double, math_mode::strict)
+#elif TGEMM_DEFINES_PART(10)
+extern TGEMM_SPLIT_K_KERNELS(double, double, math_mode::strict)
+#endif
 #if TGEMM_DEFINES_PART(1)
 TGEMM_GEMM_TYPED(float, float, math_mode::strict)
 #else
@@ -530,6 +621,7 @@ TGEMM_GEMM_FUSED_TYPED(float, float, math_mode::tf32x3)
 TGEMM_GEMM_FUSED_TYPED(double, double, math_mode::strict)
 #endif
 #endif
+#undef TGEMM_SPLIT_K_KERNELS
 #undef TGEMM_GEMM_TYPED
 #undef TGEMM_GEMM_FUSED_TYPED
 

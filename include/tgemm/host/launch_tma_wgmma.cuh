@@ -80,16 +80,23 @@ struct wgmma_kernels {
            (ldc * int64_t(sizeof(C))) % 16 == 0 && (m * int64_t(sizeof(C))) % 16 == 0;
   }
 
-  /// Makes the kernel for (op_a, op_b) ready on `device` (the split-K one when `sliced`: float C policies other than
-  /// 3xTF32's only; for the others `sliced` is ignored).
-  /// Fused: the unsplit kernel with a fused epilogue (device::epilogue_terms) instead.
+  /// Makes the unsplit kernel for (op_a, op_b) ready on `device`.
+  /// Fused: the kernel with a fused epilogue (device::epilogue_terms) instead.
   template <bool Fused = false>
-  static status prepare(op op_a, op op_b, int device, bool sliced = false) {
+  static status prepare(op op_a, op op_b, int device) {
     return with_ops(op_a, op_b, [&](auto a, auto b) {
-      if constexpr (std::is_same<C, float>::value && !Policy::split) {  // 3xTF32 plans do not split k
-        if (sliced) return prepare_one<decltype(a)::value, decltype(b)::value, true>(device);
-      }
       return prepare_one<decltype(a)::value, decltype(b)::value, false, Fused>(device);
+    });
+  }
+
+  /// Makes the split-K kernel for (op_a, op_b) ready on `device` (float C policies other than 3xTF32's: the
+  /// partials' policy, wgmma_partials_t of a table's). Its own function, so that only the plans that split k
+  /// instantiate it (a run-time flag compiled the split-K kernel of every float C policy, the small tile's too).
+  static status prepare_sliced(op op_a, op op_b, int device) {
+    static_assert(std::is_same<C, float>::value && !Policy::split,
+                  "split-K partials are float and 3xTF32 plans do not split k: use the float C policy");
+    return with_ops(op_a, op_b, [&](auto a, auto b) {
+      return prepare_one<decltype(a)::value, decltype(b)::value, true>(device);
     });
   }
 
@@ -115,7 +122,7 @@ struct wgmma_kernels {
   /// Split-K: the product of each of `slices` slices of k (k_per_slice deep, a multiple of block_k; the last may be
   /// shorter) written to its own m x n partial at partials + slice x slice_stride (leading dimension ld_partials),
   /// unscaled; a reduction adds them into C. Float C policies only (Policy is the partials' policy,
-  /// wgmma_partials_t of the table's); prepare(op_a, op_b, device, true) must have succeeded.
+  /// wgmma_partials_t of the table's); prepare_sliced(op_a, op_b, device) must have succeeded.
   static status launch_sliced(op op_a, op op_b, int64_t m, int64_t n, int64_t k, const A* a, int64_t lda,
                               const B* b, int64_t ldb, C* partials, int64_t ld_partials, int64_t slices,
                               int64_t k_per_slice, int64_t slice_stride, int64_t blocks, int group_m,
