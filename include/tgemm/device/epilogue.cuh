@@ -61,10 +61,11 @@ __device__ __forceinline__ void store_linear_combination(const basic_linear_comb
   }
 }
 
-/// The fused epilogue (basic_fused_combination) for the in-bounds part of a thread's tile, in three passes: each
-/// element's value before the activation (alpha and the scales as one factor, the biases and beta C as one addend:
-/// one fma), the activation over all of them at once (one call: device::activate_values), then clamp, round and
-/// store. Vector stores (and loads of C) where both D and the C read are aligned for them.
+/// The fused epilogue (basic_fused_combination) for the in-bounds part of a thread's tile, a column of it at a time in
+/// three passes: each element's value before the activation (alpha and the scales as one factor, the biases and beta
+/// C as one addend: one fma), the activation of the column (one call: device::activate_values), then clamp, round and
+/// store. Vector stores (and loads of C) where both D and the C read are aligned for them. Given no terms, it stores
+/// what the plain kernels' store_linear_combination does, up to rounding (one fma).
 /// The thread's rows' and columns' factors and biases are read once each, before the elements (thread_m + thread_n
 /// reads of each vector, not one per element): a read of each term for each of a thread's 64 to 128 results, with
 /// its bounds check, made the fused kernels twice the plain ones' code and their compile as slow. The sm_90a
@@ -101,15 +102,21 @@ __device__ __forceinline__ void store_fused_combination(const basic_fused_combin
     column_factor[j] = t.column_scale && inside ? T(t.column_scale[col]) : T(1);
     column_bias[j] = t.column_bias && inside ? convert<T>(t.column_bias[col]) : T(-0.0);
   }
-  T v[Policy::thread_n][Policy::thread_m];
+  const clamp_bounds<T> bounds(t);
+  // One column of the thread's tile at a time: its values (one fma each), the activation, then clamp, round and
+  // store. The activation runs out of line (activate_values) on a copy of the column in local memory, so that the
+  // values themselves are never addressed and stay in registers: with the whole tile handed to it, every tile went
+  // through local memory, activation or not, and the large tile's kernels stored 128 values there per thread.
 #pragma unroll
   for (int j = 0; j < Policy::thread_n; ++j) {
     const int64_t col = col_begin + tile.col(j);
+    if (col >= n) continue;
+    T v[Policy::thread_m];
 #pragma unroll
     for (int i = 0; i < Policy::thread_m; i += width) {
       const int64_t row = row_begin + tile.row(i);
       ElementC old[width] = {};
-      if (read_c && col < n) {
+      if (read_c) {
         if (vectors_fit && row + width <= m) {
           load_vector<width>(old, source_of(t, e.c, e.ldc, row, col));
         } else {
@@ -123,23 +130,24 @@ __device__ __forceinline__ void store_fused_combination(const basic_fused_combin
       for (int w = 0; w < width; ++w) {
         T addend = row_bias[i + w] + column_bias[j];
         if (read_c) addend = fused_fma(T(e.beta), convert<T>(old[w]), addend);
-        v[j][i + w] = fused_fma(acc[i + w][j], row_factor[i + w] * column_factor[j], addend);
+        v[i + w] = fused_fma(acc[i + w][j], row_factor[i + w] * column_factor[j], addend);
       }
     }
-  }
-  if (t.act != activation::none) activate_values<ElementC>(t.act, &v[0][0], Policy::thread_m * Policy::thread_n);
-  const clamp_bounds<T> bounds(t);
+    if (t.act != activation::none) {
+      T copy[Policy::thread_m];
 #pragma unroll
-  for (int j = 0; j < Policy::thread_n; ++j) {
-    const int64_t col = col_begin + tile.col(j);
-    if (col >= n) continue;
+      for (int i = 0; i < Policy::thread_m; ++i) copy[i] = v[i];
+      activate_values<ElementC>(t.act, copy, Policy::thread_m);
+#pragma unroll
+      for (int i = 0; i < Policy::thread_m; ++i) v[i] = copy[i];
+    }
     ElementC* column = e.c + col * e.ldc;
 #pragma unroll
     for (int i = 0; i < Policy::thread_m; i += width) {
       const int64_t row = row_begin + tile.row(i);
       ElementC out[width];
 #pragma unroll
-      for (int w = 0; w < width; ++w) out[w] = convert<ElementC>(bounds.apply(v[j][i + w]));
+      for (int w = 0; w < width; ++w) out[w] = convert<ElementC>(bounds.apply(v[i + w]));
       if (vectors_fit && row + width <= m) {
         store_vector<width>(column + row, out);
       } else {
