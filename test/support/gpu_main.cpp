@@ -1,16 +1,10 @@
-// The Catch2 entry point of the GPU tests: without a usable GPU it fails at once, loudly, so a GPU test can
+// The entry point of the GPU tests (Catch2's session: catch_session.cpp): without a usable GPU it fails at once, loudly, so a GPU test can
 // never pass by not running.
-#if TGEMM_CATCH2_MAJOR >= 3
-#include <catch2/catch_session.hpp>
-#else
-#define CATCH_CONFIG_RUNNER
-#include <catch2/catch.hpp>
-#endif
-
 #include <cuda_runtime_api.h>
 
 #include <cstdio>
 
+#include "catch_session.hpp"
 #include "require_gpu.hpp"
 
 int main(int argc, char* argv[]) {
@@ -20,5 +14,5 @@ int main(int argc, char* argv[]) {
     std::printf("GPU: %s (sm_%d%d, %d SMs)\n", properties.name, properties.major, properties.minor,
                 properties.multiProcessorCount);
   }
-  return Catch::Session().run(argc, argv);
+  return tgemm::test::run_catch_session(argc, argv);
 }

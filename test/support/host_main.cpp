@@ -1,9 +1,4 @@
-// The Catch2 entry point of the host tests (shared by v2 and v3).
-#if TGEMM_CATCH2_MAJOR >= 3
-#include <catch2/catch_session.hpp>
-#else
-#define CATCH_CONFIG_RUNNER
-#include <catch2/catch.hpp>
-#endif
+// The entry point of the host tests: Catch2's session (catch_session.cpp, compiled once for every test executable).
+#include "catch_session.hpp"
 
-int main(int argc, char* argv[]) { return Catch::Session().run(argc, argv); }
+int main(int argc, char* argv[]) { return tgemm::test::run_catch_session(argc, argv); }
