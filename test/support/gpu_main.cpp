@@ -1,5 +1,5 @@
-// The entry point of the GPU tests (Catch2's session: catch_session.cpp): without a usable GPU it fails at once, loudly, so a GPU test can
-// never pass by not running.
+// The entry point of the GPU tests (Catch2's session: catch_session.cpp): without a usable GPU it fails at once,
+// loudly, so a GPU test can never pass by not running.
 #include <cuda_runtime_api.h>
 
 #include <cstdio>
