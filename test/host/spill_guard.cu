@@ -15,6 +15,14 @@ using spill_policy = tgemm::policy<tgemm::block_shape<256, 256, 8>, tgemm::warp_
 #elif TGEMM_SPILL_CASE == 2
 // The 16-bit tensor-core table's large tile (255 registers for its 64 x 64 warp tiles).
 using spill_policy = tgemm::tuning::tensorop_f16_sm90<__nv_bfloat16, __nv_bfloat16>::general;
+#elif TGEMM_SPILL_CASE == 4
+using spill_policy = tgemm::tuning::sm80::general;
+using spill_policy_sm80_tensorop = tgemm::tuning::tensorop_f16_sm80<__nv_bfloat16, __nv_bfloat16>::general;
+template __global__ void tgemm::kernel::gemm_kernel<tgemm::kernel::fixed_policy<spill_policy_sm80_tensorop>,
+                                                    tgemm::op::transpose, tgemm::op::none, false>(
+    const tgemm::device::problem_of<spill_policy_sm80_tensorop>,
+    const tgemm::device::linear_combination_of<spill_policy_sm80_tensorop>, const tgemm::kernel::tile_grid,
+    const tgemm::kernel::split_k<spill_policy_sm80_tensorop::element_c>, const tgemm::kernel::readable_extent);
 #else
 using spill_policy = tgemm::tuning::sm90::general;
 #endif
