@@ -2,7 +2,8 @@
 // every shipped policy with). Case 1 must fail: its 16 x 16 thread tile needs more than 255 registers. Case 0 must
 // pass: sm_90's large policy, the one closest to the register limit, for A and B both read along k; so must case 2,
 // the large tensor-core tile, and case 3, the Hopper kernel of the 16-bit table in all four op pairs, of the TF32
-// table in its two (A from shared memory or from registers) and of the 3xTF32 table in its one, and the split-K
+// table in its two (A from shared memory or from registers) and of the 3xTF32 table in its one, the 16-bit table's
+// small tile (16-bit and float C), and the split-K
 // kernels of the 16-bit and TF32 tables (with -Werror,
 // ptxas's C7510 warning, wgmma serialised for want of registers or across a call, fails the build too).
 #include <tgemm/gemm.cuh>
@@ -52,6 +53,18 @@ template __global__ void tgemm::kernel::gemm_tma_wgmma<hopper_partials_policy, t
     const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap,
     const tgemm::kernel::tma_wgmma_output<float>);
 template __global__ void tgemm::kernel::gemm_tma_wgmma<hopper_tf32_policy, tgemm::op::none, tgemm::op::none, true>(
+    const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap,
+    const tgemm::kernel::tma_wgmma_output<float>);
+// The small tile (one consumer warpgroup, which keeps a stage of wgmmas in flight), 16-bit and float C.
+using hopper_small_policy = tgemm::tuning::tensorop_f16_sm90<__nv_bfloat16, __nv_bfloat16>::wgmma_small;
+template __global__ void tgemm::kernel::gemm_tma_wgmma<hopper_small_policy, tgemm::op::none, tgemm::op::none>(
+    const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap,
+    const tgemm::kernel::tma_wgmma_output<__nv_bfloat16>);
+template __global__ void tgemm::kernel::gemm_tma_wgmma<hopper_small_policy, tgemm::op::transpose, tgemm::op::transpose>(
+    const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap,
+    const tgemm::kernel::tma_wgmma_output<__nv_bfloat16>);
+using hopper_small_float_policy = tgemm::tuning::tensorop_f16_sm90<__nv_bfloat16, float>::wgmma_small;
+template __global__ void tgemm::kernel::gemm_tma_wgmma<hopper_small_float_policy, tgemm::op::none, tgemm::op::none>(
     const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap,
     const tgemm::kernel::tma_wgmma_output<float>);
 using hopper_tf32x3_policy = tgemm::tuning::tensorop_tf32_sm90<tgemm::math_mode::tf32x3>::wgmma;
