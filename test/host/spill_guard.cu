@@ -3,9 +3,9 @@
 // pass: sm_90's large policy, the one closest to the register limit, for A and B both read along k; so must case 2,
 // the large tensor-core tile, and case 3, the Hopper kernel of the 16-bit table in all four op pairs, of the TF32
 // table in its two (A from shared memory or from registers) and of the 3xTF32 table in its one, the 16-bit table's
-// small tile (16-bit and float C), and the split-K
-// kernels of the 16-bit and TF32 tables (with -Werror,
-// ptxas's C7510 warning, wgmma serialised for want of registers or across a call, fails the build too).
+// small tile (16-bit and float C), and the split-K kernels of the 16-bit and TF32 tables (with -Werror, ptxas's C7510
+// warning, wgmma serialised for want of registers or across a call, fails the build too). Case 4, compiled for
+// sm_80, is that architecture's large SIMT and 16-bit tensor-core tiles.
 #include <tgemm/gemm.cuh>
 
 #include <cuda_bf16.h>  // cases 2 and 3 instantiate bfloat16 kernels: the type must be complete
@@ -60,7 +60,8 @@ using hopper_small_policy = tgemm::tuning::tensorop_f16_sm90<__nv_bfloat16, __nv
 template __global__ void tgemm::kernel::gemm_tma_wgmma<hopper_small_policy, tgemm::op::none, tgemm::op::none>(
     const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap,
     const tgemm::kernel::tma_wgmma_output<__nv_bfloat16>);
-template __global__ void tgemm::kernel::gemm_tma_wgmma<hopper_small_policy, tgemm::op::transpose, tgemm::op::transpose>(
+template __global__ void
+tgemm::kernel::gemm_tma_wgmma<hopper_small_policy, tgemm::op::transpose, tgemm::op::transpose>(
     const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap,
     const tgemm::kernel::tma_wgmma_output<__nv_bfloat16>);
 using hopper_small_float_policy = tgemm::tuning::tensorop_f16_sm90<__nv_bfloat16, float>::wgmma_small;

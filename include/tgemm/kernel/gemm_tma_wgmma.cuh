@@ -7,8 +7,8 @@
 /// waiting for a stage to be released, announcing its bytes and starting the two TMA copies. Warpgroups 1..
 /// consumers each own a 64-row strip of the block's tile: they wait for a stage's bytes, issue four wgmmas (32 bytes
 /// of k each) from its swizzled slices, wait for them (a lone consumer only for the previous stage's), release the
-/// stage and move on; their float accumulators stay in
-/// registers and go to C at the end (alpha, beta; C is not read when beta is 0): 16-bit C with beta = 0 through a
+/// stage and move on; their float accumulators stay in registers and go to C at the end (alpha, beta; C is not read
+/// when beta is 0): 16-bit C with beta = 0 through a
 /// staging tile per consumer in shared memory (stmatrix) that TMA stores while the consumers start the next tile;
 /// other 16-bit C through a staging buffer per warp, as 16-byte pieces of its columns; float C straight from the
 /// registers (a float staging tile would not fit beside the stages). Tile edges need no special case: TMA
