@@ -31,47 +31,34 @@ using spill_policy = tgemm::tuning::sm90::general;
 #if TGEMM_SPILL_CASE == 3
 #include <tgemm/host/launch_tma_wgmma.cuh>
 
-using hopper_policy = tgemm::tuning::tensorop_f16_sm90<__nv_bfloat16, __nv_bfloat16>::wgmma;
-#define TGEMM_HOPPER_KERNEL(OP_A, OP_B)                                                                        \
-  template __global__ void tgemm::kernel::gemm_tma_wgmma<hopper_policy, tgemm::op::OP_A, tgemm::op::OP_B>(     \
-      const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap,                                \
-      const tgemm::kernel::tma_wgmma_output<__nv_bfloat16>);
-TGEMM_HOPPER_KERNEL(none, none)
-TGEMM_HOPPER_KERNEL(none, transpose)
-TGEMM_HOPPER_KERNEL(transpose, none)
-TGEMM_HOPPER_KERNEL(transpose, transpose)
+// One explicit instantiation of the Hopper kernel: C's element type, then the kernel's template arguments.
+#define TGEMM_HOPPER_KERNEL(ELEMENT_C, ...)                                                                      \
+  template __global__ void tgemm::kernel::gemm_tma_wgmma<__VA_ARGS__>(                                          \
+      const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap, \
+      const tgemm::kernel::tma_wgmma_output<ELEMENT_C>);
+constexpr tgemm::op N = tgemm::op::none, T = tgemm::op::transpose;
+using bf16 = __nv_bfloat16;
+
+using hopper_policy = tgemm::tuning::tensorop_f16_sm90<bf16, bf16>::wgmma;
+TGEMM_HOPPER_KERNEL(bf16, hopper_policy, N, N)
+TGEMM_HOPPER_KERNEL(bf16, hopper_policy, N, T)
+TGEMM_HOPPER_KERNEL(bf16, hopper_policy, T, N)
+TGEMM_HOPPER_KERNEL(bf16, hopper_policy, T, T)
 using hopper_tf32_policy = tgemm::tuning::tensorop_tf32_sm90<tgemm::math_mode::tf32>::wgmma;
-template __global__ void tgemm::kernel::gemm_tma_wgmma<hopper_tf32_policy, tgemm::op::transpose, tgemm::op::none>(
-    const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap,
-    const tgemm::kernel::tma_wgmma_output<float>);
-template __global__ void tgemm::kernel::gemm_tma_wgmma<hopper_tf32_policy, tgemm::op::none, tgemm::op::none>(
-    const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap,
-    const tgemm::kernel::tma_wgmma_output<float>);
+TGEMM_HOPPER_KERNEL(float, hopper_tf32_policy, T, N)
+TGEMM_HOPPER_KERNEL(float, hopper_tf32_policy, N, N)
 // The split-K kernels gemm()'s plans run for small grids (float partials): 16-bit and TF32 operands.
-using hopper_partials_policy = tgemm::tuning::tensorop_f16_sm90<__nv_bfloat16, float>::wgmma;
-template __global__ void tgemm::kernel::gemm_tma_wgmma<hopper_partials_policy, tgemm::op::none, tgemm::op::none, true>(
-    const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap,
-    const tgemm::kernel::tma_wgmma_output<float>);
-template __global__ void tgemm::kernel::gemm_tma_wgmma<hopper_tf32_policy, tgemm::op::none, tgemm::op::none, true>(
-    const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap,
-    const tgemm::kernel::tma_wgmma_output<float>);
+using hopper_partials_policy = tgemm::tuning::tensorop_f16_sm90<bf16, float>::wgmma;
+TGEMM_HOPPER_KERNEL(float, hopper_partials_policy, N, N, true)
+TGEMM_HOPPER_KERNEL(float, hopper_tf32_policy, N, N, true)
 // The small tile (one consumer warpgroup, which keeps a stage of wgmmas in flight), 16-bit and float C.
-using hopper_small_policy = tgemm::tuning::tensorop_f16_sm90<__nv_bfloat16, __nv_bfloat16>::wgmma_small;
-template __global__ void tgemm::kernel::gemm_tma_wgmma<hopper_small_policy, tgemm::op::none, tgemm::op::none>(
-    const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap,
-    const tgemm::kernel::tma_wgmma_output<__nv_bfloat16>);
-template __global__ void
-tgemm::kernel::gemm_tma_wgmma<hopper_small_policy, tgemm::op::transpose, tgemm::op::transpose>(
-    const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap,
-    const tgemm::kernel::tma_wgmma_output<__nv_bfloat16>);
-using hopper_small_float_policy = tgemm::tuning::tensorop_f16_sm90<__nv_bfloat16, float>::wgmma_small;
-template __global__ void tgemm::kernel::gemm_tma_wgmma<hopper_small_float_policy, tgemm::op::none, tgemm::op::none>(
-    const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap,
-    const tgemm::kernel::tma_wgmma_output<float>);
+using hopper_small_policy = tgemm::tuning::tensorop_f16_sm90<bf16, bf16>::wgmma_small;
+TGEMM_HOPPER_KERNEL(bf16, hopper_small_policy, N, N)
+TGEMM_HOPPER_KERNEL(bf16, hopper_small_policy, T, T)
+using hopper_small_float_policy = tgemm::tuning::tensorop_f16_sm90<bf16, float>::wgmma_small;
+TGEMM_HOPPER_KERNEL(float, hopper_small_float_policy, N, N)
 using hopper_tf32x3_policy = tgemm::tuning::tensorop_tf32_sm90<tgemm::math_mode::tf32x3>::wgmma;
-template __global__ void tgemm::kernel::gemm_tma_wgmma<hopper_tf32x3_policy, tgemm::op::transpose, tgemm::op::none>(
-    const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap,
-    const tgemm::kernel::tma_wgmma_output<float>);
+TGEMM_HOPPER_KERNEL(float, hopper_tf32x3_policy, T, N)
 #else
 
 template __global__ void tgemm::kernel::gemm_kernel<tgemm::kernel::fixed_policy<spill_policy>, tgemm::op::none,
