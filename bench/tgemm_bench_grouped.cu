@@ -1,7 +1,9 @@
 // tgemm::gemm_grouped() against cublasGemmGroupedBatchedEx and a loop of cublasGemmEx, bf16 in and out (float
 // accumulation), timed side by side in one process: the mixture-of-experts case of issue 15, 8 experts of m = 64 ..
-// 2048 tokens, n = 4096, k = 2048 (C_e = A_e B_e, A_e m_e x k, B_e k x n, column-major NN), and a uniform variant (8
-// experts of 1024 tokens).
+// 2048 tokens, n = 4096, k = 2048 (C_e = A_e B_e, A_e m_e x k, B_e k x n, column-major NN), a uniform variant (8
+// experts of 1024 tokens) and a fine-grained one (32 experts of 128 tokens, k = 1024). Each tgemm::gemm_grouped()
+// call is also paired with a loop of tgemm::gemm() over the same experts (the column tg-loop): what gemm_grouped()
+// ran before its 16-bit groups went out together.
 //
 // Usage: tgemm_bench_grouped [--reps N] [--sizes host|device]   (default 30, host)
 //   --sizes device: tgemm's side is tgemm::gemm_grouped_device() (the groups' sizes and pointers in device memory, the
@@ -135,6 +137,18 @@ void run_case(cublasHandle_t handle, const char* name, const std::vector<int>& m
                                       CUBLAS_GEMM_DEFAULT));
     }
   };
+  // tgemm::gemm() once per expert: what gemm_grouped() ran before 16-bit groups went out together on the grouped
+  // Hopper kernel (each expert with its own plan).
+  const auto tgemm_loop = [&](int s) {
+    for (const auto& g : groups[size_t(s)]) {
+      const tgemm::status st = tgemm::gemm(tgemm::layout::col_major, tgemm::op::none, tgemm::op::none, g.m, g.n, g.k,
+                                           1.0f, g.a, g.lda, g.b, g.ldb, 0.0f, g.c, g.ldc);
+      if (st != tgemm::status::success) {
+        std::fprintf(stderr, "tgemm::gemm failed: %s\n", tgemm::last_error().message.c_str());
+        std::exit(2);
+      }
+    }
+  };
   // The same inputs through tgemm and cuBLAS's grouped call: compare each expert's C (a sample of elements).
   {
     std::vector<std::vector<__nv_bfloat16>> ours(static_cast<size_t>(experts));
@@ -174,12 +188,18 @@ void run_case(cublasHandle_t handle, const char* name, const std::vector<int>& m
   };
   const tgemm::test::paired_medians grouped = pair(cublas_grouped);
   const tgemm::test::paired_medians loop = pair(cublas_loop);
+  const tgemm::test::paired_medians own_loop = pair(tgemm_loop);
   const auto tf = [&](double ms) { return flops / (ms * 1e9); };
-  std::printf("%-10s %-26s %9.1f %9.1f %9.1f %7.2f %7.2f %6.1f\n", name, "n 4096, k 2048", tf(grouped.first_ms),
-              tf(grouped.second_ms), tf(loop.second_ms), grouped.second_ms / grouped.first_ms,
-              loop.second_ms / loop.first_ms, 100.0 * tf(grouped.first_ms) / peak_tflops);
-  std::printf("           (tgemm %.4f / %.4f ms in the two pairings; cuBLAS grouped %.4f ms, loop %.4f ms)\n",
-              grouped.first_ms, loop.first_ms, grouped.second_ms, loop.second_ms);
+  char shape[64];
+  std::snprintf(shape, sizeof shape, "%d x (m, %d, %d)", experts, n, k);
+  std::printf("%-10s %-26s %9.1f %9.1f %9.1f %9.1f %7.2f %7.2f %7.2f %6.1f\n", name, shape, tf(grouped.first_ms),
+              tf(grouped.second_ms), tf(loop.second_ms), tf(own_loop.second_ms), grouped.second_ms / grouped.first_ms,
+              loop.second_ms / loop.first_ms, own_loop.second_ms / own_loop.first_ms,
+              100.0 * tf(grouped.first_ms) / peak_tflops);
+  std::printf("           (tgemm %.4f / %.4f / %.4f ms in the three pairings; cuBLAS grouped %.4f ms, loop %.4f ms; "
+              "loop of tgemm::gemm() %.4f ms)\n",
+              grouped.first_ms, loop.first_ms, own_loop.first_ms, grouped.second_ms, loop.second_ms,
+              own_loop.second_ms);
   for (int s = 0; s < sets; ++s) {
     for (int e = 0; e < experts; ++e) {
       cudaFree(operands[size_t(s)].a[size_t(e)]), cudaFree(operands[size_t(s)].b[size_t(e)]);
@@ -211,12 +231,13 @@ int main(int argc, char** argv) {
   TGEMM_CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
   std::printf("device: %s; bf16 in and out, float accumulation, column-major NN; TFLOP/s (medians); tgemm: %s\n",
               prop.name, device_sizes ? "gemm_grouped_device (sizes in device memory)" : "gemm_grouped");
-  std::printf("%-10s %-26s %9s %9s %9s %7s %7s %6s\n", "case", "shape", "tgemm", "cuBLAS-g", "loop", "vs g",
-              "vs loop", "%peak");
+  std::printf("%-10s %-26s %9s %9s %9s %9s %7s %7s %7s %6s\n", "case", "shape", "tgemm", "cuBLAS-g", "loop",
+              "tg-loop", "vs g", "vs loop", "vs tg-l", "%peak");
   cublasHandle_t handle;
   TGEMM_CHECK_CUBLAS(cublasCreate(&handle));
   run_case(handle, "experts", {64, 128, 256, 512, 768, 1024, 1536, 2048}, 4096, 2048, reps, l2);
   run_case(handle, "uniform", std::vector<int>(8, 1024), 4096, 2048, reps, l2);
+  run_case(handle, "fine", std::vector<int>(32, 128), 4096, 1024, reps, l2);
   cublasDestroy(handle);
   return 0;
 }

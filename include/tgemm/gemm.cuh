@@ -34,5 +34,6 @@
 
 #if TGEMM_DEFINES_DISPATCHER
 #include "host/dispatcher.cuh"
+#include "host/grouped_hopper.cuh"
 #include "host/indirect_dispatcher.cuh"
 #endif

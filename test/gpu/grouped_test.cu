@@ -2,13 +2,21 @@
 // it: bf16 (some groups large enough for the sm_90a kernel, one with a fused bias + GELU epilogue), float strict and
 // row-major, double; empty groups (m = 0, n = 0), k = 0 (C = beta C), beta = 0 on a NaN C; the caller's workspace;
 // and bad arguments (a group's ld too small, a negative group count, null groups) returning their status, naming the
-// group, with every C untouched. Each group's C against a long-double host loop on the same rounded inputs, with the
-// error bounds of test/support/error_bounds.hpp; the padding of every C must come back as it was.
+// group, with every C untouched; and 16-bit groups that fill the GPU together, which an H200 running the sm_90a image
+// runs in one launch of the grouped Hopper kernel (the plan record says so), every op pair and both orders, and that
+// kernel alone with two persistent blocks (small enough for the sanitizers). Each group's C against a long-double
+// host loop on the same rounded inputs, with the error bounds of test/support/error_bounds.hpp; the padding of every
+// C must come back as it was.
 #include <tgemm/gemm.cuh>
+#include <tgemm/host/grouped_plan.cuh>
+#include <tgemm/host/launch_tma_wgmma.cuh>
 
 #include "catch.hpp"
 #include "cuda_check.hpp"
 #include "group_check.hpp"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 
 #include <algorithm>
 #include <cmath>
@@ -65,7 +73,77 @@ std::vector<group_shape> mixed_shapes(bool with_epilogue) {
   };
 }
 
+/// Groups that fill an H200 together (144 tiles of 128 x 256), all with one op pair and A and B as TMA reads them, so
+/// that on an H200 running the sm_90a image they go out in one launch of the grouped Hopper kernel: every extent
+/// ragged against the tile (k too: 16 to 100), C's leading dimension a multiple of 8 elements (beta = 0: TMA stores)
+/// or not (the kernel writes C itself), beta = 0 on a NaN C and beta != 0, alpha of both signs.
+std::vector<group_shape> hopper_run_shapes(op op_a, op op_b) {
+  return {
+      {op_a, op_b, 64, 2048, 40, 1.0, 0.0, 0},
+      {op_a, op_b, 200, 2048, 72, -0.5, 0.0, 8},
+      {op_a, op_b, 1000, 1500, 16, 1.0, 0.5, 8, false, 0, 3},
+      {op_a, op_b, 333, 2048, 100, 2.0, 0.0, 0, false, 0, 1},
+      {op_a, op_b, 128, 2048, 64, 1.0, 1.0, 0},
+      {op_a, op_b, 640, 2048, 24, 0.25, 0.0, 16},
+  };
+}
+
+bool runs_sm90a_kernels() {
+  int device = 0, major = 0;
+  TGEMM_CUDA_REQUIRE(cudaGetDevice(&device));
+  TGEMM_CUDA_REQUIRE(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  return major == 9;
+}
+
+template <class T>
+void run_hopper_groups(layout order, op op_a, op op_b) {
+  INFO(to_string(order) << " " << (op_a == op::none ? "N" : "T") << (op_b == op::none ? "N" : "T"));
+  tgemm::detail::record_plans plans;
+  run_groups<T, T>(order, hopper_run_shapes(op_a, op_b), tgemm::math_mode::strict, false);
+  CHECK(plans.grouped_hopper_groups() == (runs_sm90a_kernels() ? 6 : 0));
+}
+
 }  // namespace
+
+TEST_CASE("gemm_grouped: 16-bit groups that fill the GPU run together on the grouped Hopper kernel", "[grouped]") {
+  for (const op op_a : {op::none, op::transpose}) {
+    for (const op op_b : {op::none, op::transpose}) run_hopper_groups<__nv_bfloat16>(layout::col_major, op_a, op_b);
+  }
+  run_hopper_groups<__half>(layout::row_major, op::none, op::none);
+  run_hopper_groups<__half>(layout::row_major, op::transpose, op::none);
+}
+
+TEST_CASE("grouped Hopper kernel: two persistent blocks walk every group's tiles", "[grouped][sanitize]") {
+  // Small enough for every compute-sanitizer tool (scripts/sanitize.sh): three bf16 groups (11 tiles of 128 x 256)
+  // launched straight on the kernel with two blocks, each walking tiles of several groups, so that the stage ring's
+  // phases and the staging tiles carry over from one group to the next; ragged edges, beta = 0 on a NaN C through
+  // TMA stores and through the kernel's own stores (ldc odd), beta != 0.
+  if (!runs_sm90a_kernels()) return;
+  using T = __nv_bfloat16;
+  using P = tgemm::tuning::tensorop_f16_sm90<T, T>::wgmma;
+  using kernels = tgemm::detail::wgmma_kernels<P>;
+  const std::vector<group_shape> shapes = {
+      {op::none, op::none, 300, 500, 72, 1.0, 0.0, 0},
+      {op::none, op::none, 64, 300, 136, -0.5, 0.5, 8},
+      {op::none, op::none, 200, 260, 40, 2.0, 0.0, 0, false, 0, 3},
+  };
+  auto groups = make_groups<T, T>(layout::col_major, shapes);
+  const auto described = describe(groups);
+  std::vector<tgemm::detail::hopper_group_arguments<T, T, T>> run(described.size());
+  for (size_t i = 0; i < run.size(); ++i) {
+    const auto& g = described[i];
+    run[i].m = g.m, run[i].n = g.n, run[i].k = g.k, run[i].alpha = g.alpha, run[i].beta = g.beta;
+    run[i].a = g.a, run[i].lda = g.lda, run[i].b = g.b, run[i].ldb = g.ldb, run[i].c = g.c, run[i].ldc = g.ldc;
+  }
+  int device = 0;
+  TGEMM_CUDA_REQUIRE(cudaGetDevice(&device));
+  REQUIRE(kernels::prepare_grouped(op::none, op::none, device) == status::success);
+  REQUIRE(kernels::launch_grouped(op::none, op::none, run.data(), int(run.size()), 2, 2, nullptr, device) ==
+          status::success);
+  TGEMM_CUDA_REQUIRE(cudaGetLastError());
+  TGEMM_CUDA_REQUIRE(cudaDeviceSynchronize());
+  check_groups(layout::col_major, groups, tgemm::math_mode::strict);
+}
 
 TEST_CASE("gemm_grouped: bf16 groups of every shape, one with a fused bias + GELU", "[grouped]") {
   run_groups<__nv_bfloat16, __nv_bfloat16>(layout::col_major, mixed_shapes(true), tgemm::math_mode::strict, false);

@@ -4,6 +4,7 @@
 #include "pinned_facts.hpp"
 
 #include <tgemm/gemm.cuh>
+#include <tgemm/host/grouped_plan.cuh>
 
 #include <cuda_bf16.h>  // the 16-bit types are complete where the tests do pointer arithmetic on them
 #include <cuda_fp16.h>
@@ -1106,5 +1107,73 @@ TEST_CASE("a fused epilogue is applied when there is no product to compute, beta
         CHECK(kinds_of(p) == (fused || beta != 1.0f ? "scale" : ""));
       }
     }
+  }
+}
+
+TEST_CASE("gemm_grouped on an H200 running the sm_90a image: which groups run together on the grouped Hopper kernel",
+          "[plan][grouped]") {
+  using bf16 = __nv_bfloat16;
+  using group = tgemm::gemm_group<bf16>;
+  using tgemm::detail::hopper_group_facts;
+  using tgemm::detail::hopper_group_run;
+  using tgemm::detail::plan_hopper_group_run;
+  // Fake device pointers (plans never dereference them), 2^32 bytes apart: each group its own A, B and C.
+  const auto at = [](int64_t index) { return reinterpret_cast<bf16*>((uintptr_t(1) << 40) + (uintptr_t(index) << 32)); };
+  const auto expert = [&](int i, int64_t m, int64_t n, int64_t k) {
+    group g;
+    g.m = m, g.n = n, g.k = k;
+    g.a = at(3 * i), g.lda = m, g.b = at(3 * i + 1), g.ldb = k, g.c = at(3 * i + 2), g.ldc = m;
+    return g;
+  };
+  // issue 15's experts: m = 64 .. 2048 tokens, n = 4096, k = 2048; 800 tiles of 128 x 256.
+  std::vector<group> groups;
+  const int64_t tokens[] = {64, 128, 256, 512, 768, 1024, 1536, 2048};
+  for (int i = 0; i < 8; ++i) groups.push_back(expert(i, tokens[i], 4096, 2048));
+  hopper_group_run<bf16, bf16, bf16> run;
+  const auto length = [&](const std::vector<group>& g, layout order = layout::col_major,
+                          const hopper_group_facts& facts = hopper_group_facts{true, 132}) {
+    plan_hopper_group_run(order, g.data(), int64_t(g.size()), facts, run);
+    return run.length;
+  };
+
+  SECTION("the experts run together, in the column-major form") {
+    CHECK(length(groups) == 8);
+    CHECK(run.tiles == 800);
+    CHECK((run.op_a == op::none && run.op_b == op::none));
+    CHECK((run.group[3].m == 512 && run.group[3].n == 4096 && run.group[3].k == 2048));
+    CHECK((run.group[3].a == groups[3].a && run.group[3].c == groups[3].c && run.group[3].ldc == 512));
+    for (group& g : groups) g.lda = g.k, g.ldb = g.n, g.ldc = g.n;  // the same groups stored row-major
+    CHECK(length(groups, layout::row_major) == 8);  // C^T = B^T A^T: m and n, A and B swap
+    CHECK((run.group[3].m == 4096 && run.group[3].n == 512 && run.group[3].a == groups[3].b));
+    CHECK((run.group[3].lda == 4096 && run.group[3].b == groups[3].a && run.group[3].ldb == 2048));
+    CHECK((run.op_a == op::none && run.op_b == op::none));
+  }
+  SECTION("no run off an sm_90a image, for one group, or for too few tiles") {
+    CHECK(length(groups, layout::col_major, hopper_group_facts{false, 132}) == 0);
+    CHECK(length({groups[7]}) == 0);
+    CHECK(length({expert(0, 128, 4096, 4096), expert(1, 128, 4096, 4096)}) == 0);  // 32 tiles: their own plans
+    CHECK(length({expert(0, 1024, 4096, 64), expert(1, 1024, 4096, 64)}) == 2);   // 256 tiles
+  }
+  SECTION("a run ends before a group that does not suit it") {
+    std::vector<group> g = groups;
+    tgemm::epilogue<bf16> ep;
+    SECTION("a fused epilogue") { g[6].ep = &ep; }
+    SECTION("another op pair") { g[6].op_b = op::transpose, g[6].ldb = g[6].n; }
+    SECTION("a thin group") { g[6].m = 32, g[6].lda = 32, g[6].ldc = 32; }
+    SECTION("lda not a multiple of 16 bytes") { g[6].lda = g[6].m + 1; }
+    SECTION("a misaligned B") { g[6].b = g[6].b + 1; }
+    SECTION("alpha = 0") { g[6].alpha = 0.0f; }
+    SECTION("k = 0") { g[6].k = 0; }
+    SECTION("its C is an earlier group's A") { g[6].c = const_cast<bf16*>(g[2].a); }
+    SECTION("its B is an earlier group's C") { g[6].b = g[0].c; }
+    SECTION("its C is an earlier group's C") { g[6].c = g[5].c + 1000; }
+    CHECK(length(g) == 6);  // groups 0 .. 5: 352 tiles
+    CHECK(run.tiles == 352);
+  }
+  SECTION("at most 16 groups a launch") {
+    std::vector<group> many;
+    for (int i = 0; i < 20; ++i) many.push_back(expert(i, 1024, 1024, 64));
+    CHECK(length(many) == 16);
+    CHECK(run.tiles == 16 * 32);
   }
 }

@@ -3,12 +3,14 @@
 // pass: sm_90's large policy, the one closest to the register limit, for A and B both read along k; so must case 2,
 // the large tensor-core tile, and case 3, the Hopper kernel of the 16-bit table in all four op pairs, of the TF32
 // table in its two (A from shared memory or from registers) and of the 3xTF32 table in its one, the 16-bit table's
-// small tile (16-bit and float C), and the split-K kernels of the 16-bit and TF32 tables (with -Werror, ptxas's C7510
-// warning, wgmma serialised for want of registers or across a call, fails the build too). Case 4, compiled for
-// sm_80, is that architecture's large SIMT and 16-bit tensor-core tiles.
+// small tile (16-bit and float C), the split-K kernels of the 16-bit and TF32 tables, and the grouped kernel of
+// tgemm::gemm_grouped() (bf16 and fp16) (with -Werror, ptxas's C7510 warning, wgmma serialised for want of registers
+// or across a call, fails the build too). Case 4, compiled for sm_80, is that architecture's large SIMT and 16-bit
+// tensor-core tiles.
 #include <tgemm/gemm.cuh>
 
 #include <cuda_bf16.h>  // cases 2 and 3 instantiate bfloat16 kernels: the type must be complete
+#include <cuda_fp16.h>  // case 3 instantiates a half kernel too
 
 #if TGEMM_SPILL_CASE == 1
 using spill_policy = tgemm::policy<tgemm::block_shape<256, 256, 8>, tgemm::warp_shape<128, 64>,
@@ -31,11 +33,14 @@ using spill_policy = tgemm::tuning::sm90::general;
 #if TGEMM_SPILL_CASE == 3
 #include <tgemm/host/launch_tma_wgmma.cuh>
 
-// One explicit instantiation of the Hopper kernel: C's element type, then the kernel's template arguments.
-#define TGEMM_HOPPER_KERNEL(ELEMENT_C, ...)                                                                      \
+// One explicit instantiation of the Hopper kernel: C's element type, the type of its groups parameter, then the
+// kernel's template arguments.
+#define TGEMM_HOPPER_KERNEL_WITH(ELEMENT_C, GROUPS, ...)                                                          \
   template __global__ void tgemm::kernel::gemm_tma_wgmma<__VA_ARGS__>(                                          \
       const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap, \
-      const tgemm::kernel::tma_wgmma_output<ELEMENT_C>);
+      const tgemm::kernel::tma_wgmma_output<ELEMENT_C>, const __grid_constant__ GROUPS);
+#define TGEMM_HOPPER_KERNEL(ELEMENT_C, ...) \
+  TGEMM_HOPPER_KERNEL_WITH(ELEMENT_C, tgemm::kernel::tma_wgmma_no_groups, __VA_ARGS__)
 constexpr tgemm::op N = tgemm::op::none, T = tgemm::op::transpose;
 using bf16 = __nv_bfloat16;
 
@@ -59,6 +64,10 @@ using hopper_small_float_policy = tgemm::tuning::tensorop_f16_sm90<bf16, float>:
 TGEMM_HOPPER_KERNEL(float, hopper_small_float_policy, N, N)
 using hopper_tf32x3_policy = tgemm::tuning::tensorop_tf32_sm90<tgemm::math_mode::tf32x3>::wgmma;
 TGEMM_HOPPER_KERNEL(float, hopper_tf32x3_policy, T, N)
+// The grouped kernel (tgemm::gemm_grouped()), bf16 and fp16.
+using hopper_half_policy = tgemm::tuning::tensorop_f16_sm90<__half, __half>::wgmma;
+TGEMM_HOPPER_KERNEL_WITH(bf16, tgemm::kernel::tma_wgmma_groups<bf16>, hopper_policy, N, N, false, false, true)
+TGEMM_HOPPER_KERNEL_WITH(__half, tgemm::kernel::tma_wgmma_groups<__half>, hopper_half_policy, T, T, false, false, true)
 #else
 
 template __global__ void tgemm::kernel::gemm_kernel<tgemm::kernel::fixed_policy<spill_policy>, tgemm::op::none,

@@ -32,6 +32,7 @@ struct group_shape {
   int64_t pad = 0;
   bool bias_gelu = false;  // a fused epilogue: a bias per row of C, then GELU (tanh form)
   int64_t offset = 0;      // A and B start this many elements into their allocations (1: misaligned for vectors)
+  int64_t pad_c = -1;      // C's padding when it differs from A's and B's (-1: pad)
 };
 
 /// A group's host and device data.
@@ -57,7 +58,7 @@ std::vector<group_data<AB, C>> make_groups(layout order, const std::vector<group
     d.s = s;
     d.lda = min_ld(order, s.op_a, s.m, s.k) + s.pad;
     d.ldb = min_ld(order, s.op_b, s.k, s.n) + s.pad;
-    d.ldc = min_ld(order, op::none, s.m, s.n) + s.pad;
+    d.ldc = min_ld(order, op::none, s.m, s.n) + (s.pad_c >= 0 ? s.pad_c : s.pad);
     const int64_t na = std::max<int64_t>(stored_elements(order, s.op_a, s.m, s.k, d.lda), 1);
     const int64_t nb = std::max<int64_t>(stored_elements(order, s.op_b, s.k, s.n, d.ldb), 1);
     const int64_t nc = std::max<int64_t>(stored_elements(order, op::none, s.m, s.n, d.ldc), 1);

@@ -159,7 +159,7 @@ bool encode_sw128_map(CUtensorMap& map, const Element* base, int64_t contiguous,
     int box_lines = 0;
     CUtensorMap map;
   };
-  constexpr int cache_size = 8;
+  constexpr int cache_size = 32;  // a grouped launch encodes up to three maps per product
   static thread_local cached_map cache[cache_size];
   static thread_local int next = 0;
   for (const cached_map& c : cache) {

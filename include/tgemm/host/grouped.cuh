@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "../epilogue.cuh"
 #include "../status.cuh"
@@ -43,6 +44,20 @@ struct gemm_group {
 
 namespace detail {
 TGEMM_BEGIN_DISPATCH_NAMESPACE
+/// Whether gemm_grouped() tries runs of groups on the grouped Hopper kernel for these types: 16-bit A, B and C of one
+/// type (host/grouped_hopper.cuh).
+template <class TA, class TB, class TC>
+inline constexpr bool hopper_groups_for =
+    std::is_same<TA, TB>::value && std::is_same<TA, TC>::value &&
+    (std::is_same<TA, __half>::value || std::is_same<TA, __nv_bfloat16>::value);
+
+/// Runs groups[0 ..) from the first on in one launch of the grouped Hopper kernel where they suit it (defined in
+/// host/grouped_hopper.cuh, which says when): `taken` is how many it enqueued, 0 when the first groups are better
+/// run one by one (or the device is not a Hopper GPU running the sm_90a image). Every group was checked before.
+template <class TA, class TB, class TC>
+status run_hopper_groups(layout order, const gemm_group<TA, TB, TC>* groups, int64_t count, cudaStream_t stream,
+                         int64_t& taken);
+
 /// One group through tgemm::gemm() (with its epilogue, if any): planning only, when size_only is set.
 template <class TA, class TB, class TC>
 status gemm_one_group(layout order, const gemm_group<TA, TB, TC>& g, cudaStream_t stream, const workspace* ws,
@@ -97,10 +112,21 @@ status gemm_grouped_impl(layout order, const gemm_group<TA, TB, TC>* groups, int
     if (status s = scratch.allocate(bytes, scope.device(), stream); s != status::success) return s;
     shared = workspace{scratch.data(), bytes};
   }
-  for (int64_t i = 0; i < group_count; ++i) {
+  for (int64_t i = 0; i < group_count;) {
+    if constexpr (hopper_groups_for<TA, TB, TC>) {
+      int64_t taken = 0;
+      if (status s = run_hopper_groups(order, groups + i, group_count - i, stream, taken); s != status::success) {
+        return failed(i, s);
+      }
+      if (taken > 0) {
+        i += taken;
+        continue;
+      }
+    }
     if (status s = gemm_one_group(order, groups[i], stream, &shared, nullptr, opts); s != status::success) {
       return failed(i, s);
     }
+    ++i;
   }
   return status::success;
 }
@@ -119,8 +145,10 @@ TGEMM_BEGIN_DISPATCH_NAMESPACE
 /// (the largest any group needs; gemm_grouped_workspace_size() says how much) is allocated once, from tgemm's pool
 /// or the caller's, and the groups then run in array order on `stream`, each with tgemm::gemm()'s plan for its
 /// shape (TGEMM_PRINT_PLAN=1 prints each, once when it is checked and once when it runs), so a group may read a C
-/// an earlier group wrote. A failure while launching group i (a kernel that cannot be loaded, for one) leaves groups
-/// before i enqueued.
+/// an earlier group wrote. On a Hopper GPU running the sm_90a image, consecutive 16-bit groups (A, B and C of one
+/// type) that suit its kernel and touch no memory another of them writes run together in one launch instead
+/// (host/grouped_hopper.cuh): the result is the same as in array order. A failure while launching group i (a kernel
+/// that cannot be loaded, for one) leaves groups before i enqueued.
 ///
 /// \return status::success once every group is enqueued; group_count < 0 is invalid_dimension, a null `groups`
 /// with group_count > 0 null_pointer; group_count == 0 succeeds touching nothing.

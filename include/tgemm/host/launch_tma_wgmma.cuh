@@ -203,8 +203,16 @@ struct wgmma_kernels {
       constexpr op oa_value = decltype(oa)::value, ob_value = decltype(ob)::value;
       if (status s = prepare_one<oa_value, ob_value, Sliced, Fused>(device); s != status::success) return s;
       return launch_kernel(&kernel::gemm_tma_wgmma<Policy, oa_value, ob_value, Sliced, Fused>, grid, dim3(Policy::threads),
-                           Policy::shared_bytes, stream, device, "launching the Hopper kernel", map_a, map_b, map_c, out);
+                           Policy::shared_bytes, stream, device, "launching the Hopper kernel", map_a, map_b, map_c,
+                           out, kernel::tma_wgmma_no_groups{});
     });
+  }
+
+  template <op OpA, op OpB>
+  static status prepare_grouped_one(int device) {
+    constexpr auto function = &kernel::gemm_tma_wgmma<Policy, OpA, OpB, false, false, true>;
+    return prepare_kernel_once<function>(device, Policy::shared_bytes,
+                                         [] { return "the grouped Hopper kernel of policy " + Policy::name(); });
   }
 
  public:
@@ -228,6 +236,70 @@ struct wgmma_kernels {
         contiguous_k ? &kernel::split_tf32_k_major<true> : &kernel::split_tf32_k_major<false>;
     return launch_kernel(split, grid, block, 0, stream, device, "launching the 3xTF32 operand-splitting kernel",
                          source, ld, extent_mn, extent_k, to, ld_to);
+  }
+
+  /// Makes the grouped kernel for (op_a, op_b) ready on `device` (16-bit policies: the kernel takes every op pair).
+  static status prepare_grouped(op op_a, op op_b, int device) {
+    static_assert(Policy::reads_mn_major_a && Policy::reads_mn_major_b && !Policy::split,
+                  "grouped launches take 16-bit policies, whose kernel reads every op pair");
+    return with_ops(op_a, op_b, [&](auto a, auto b) {
+      return prepare_grouped_one<decltype(a)::value, decltype(b)::value>(device);
+    });
+  }
+
+  /// The products groups[0 .. count) (1 <= count <= kernel::tma_wgmma_group_capacity; each with m, n, k >= 1 below
+  /// 2^31 - 256, operands as TMA reads them, fewer than 2^31 tiles together), all with the op pair (op_a, op_b), in
+  /// one launch of the grouped kernel: the blocks (at most `blocks`, 0: one per tile) walk every product's tiles, in
+  /// the tile order of group_m within each. Each product's maps are encoded here, as launch() encodes them, and go
+  /// to the kernel as its parameter. A Group has the column-major form's m, n, k, alpha, a, lda, b, ldb, beta, c and
+  /// ldc (detail::hopper_group_arguments). prepare_grouped() must have succeeded.
+  template <class Group>
+  static status launch_grouped(op op_a, op op_b, const Group* groups, int count, int64_t blocks, int group_m,
+                               cudaStream_t stream, int device) {
+    static_assert(!Policy::split, "grouped launches take 16-bit policies");
+    kernel::tma_wgmma_groups<C> list{};
+    list.count = count;
+    int64_t items = 0;
+    for (int i = 0; i < count; ++i) {
+      const Group& g = groups[i];
+      kernel::tma_wgmma_group<C>& to = list.group[i];
+      const bool encoded =
+          (op_a == op::transpose ? arch::encode_sw128_map(to.map_a, g.a, g.k, g.m, g.lda, Policy::block_m, 1, 0)
+                                 : arch::encode_sw128_map(to.map_a, g.a, g.m, g.k, g.lda, Policy::block_k, 1, 0)) &&
+          (op_b == op::none ? arch::encode_sw128_map(to.map_b, g.b, g.k, g.n, g.ldb, Policy::block_n, 1, 0)
+                            : arch::encode_sw128_map(to.map_b, g.b, g.n, g.k, g.ldb, Policy::block_k, 1, 0));
+      if (!encoded) {
+        return fail(status::cuda_error, cudaSuccess,
+                    "the driver refused a tensor map (cuTensorMapEncodeTiled) for product %d of a grouped launch, "
+                    "%lld x %lld x %lld, lda %lld, ldb %lld",
+                    i, (long long)g.m, (long long)g.n, (long long)g.k, (long long)g.lda, (long long)g.ldb);
+      }
+      bool tma_store = false;
+      if constexpr (Policy::epilogue_store_columns > 0) {
+        tma_store = stores_through_tma(g.c, g.m, g.ldc, g.beta) &&
+                    arch::encode_sw128_map(to.map_c, g.c, g.m, g.n, g.ldc, Policy::epilogue_store_columns);
+      }
+      to.c = g.c, to.ldc = g.ldc, to.m = int(g.m), to.n = int(g.n), to.k = int(g.k);
+      to.alpha = g.alpha, to.beta = g.beta, to.tma_store = tma_store ? 1 : 0;
+      to.first_item = int(items);
+      items += tiles_m(g.m) * tiles_n(g.n);
+    }
+    list.items = int(items);
+    // The launch-wide fields the grouped kernel reads: the tile order and one product per item (sizes, scalars and
+    // C come from the groups).
+    kernel::tma_wgmma_output<C> out{};
+    out.group_m = group_m > 0 ? group_m : 1;
+    out.slices = 1;
+    out.batches = 1;
+    const CUtensorMap unused{};
+    const dim3 grid(unsigned(blocks > 0 && blocks < items ? blocks : items));
+    return with_ops(op_a, op_b, [&](auto oa, auto ob) {
+      constexpr op oa_value = decltype(oa)::value, ob_value = decltype(ob)::value;
+      if (status s = prepare_grouped_one<oa_value, ob_value>(device); s != status::success) return s;
+      return launch_kernel(&kernel::gemm_tma_wgmma<Policy, oa_value, ob_value, false, false, true>, grid,
+                           dim3(Policy::threads), Policy::shared_bytes, stream, device,
+                           "launching the grouped Hopper kernel", unused, unused, unused, out, list);
+    });
   }
 
   static int64_t tiles_m(int64_t m) { return (m + Policy::block_m - 1) / Policy::block_m; }

@@ -802,6 +802,7 @@ struct plan_record {
   bool enabled = false;  ///< Record the plans of this thread's calls.
   int calls = 0;         ///< Plans recorded since enabled.
   plan last;             ///< The last one.
+  int grouped_hopper_groups = 0;  ///< Groups of tgemm::gemm_grouped() run together on the grouped Hopper kernel.
 };
 
 /// This thread's plan record (shared by every translation unit, the compiled library's included).
@@ -822,6 +823,8 @@ class record_plans {
   const plan& last() const { return plan_recorder().last; }
   /// Calls recorded.
   int calls() const { return plan_recorder().calls; }
+  /// Groups of tgemm::gemm_grouped() run together on the grouped Hopper kernel (not counted in calls()).
+  int grouped_hopper_groups() const { return plan_recorder().grouped_hopper_groups; }
 };
 
 /// The plan of tgemm::gemm() for a validated call (pure: no device work).

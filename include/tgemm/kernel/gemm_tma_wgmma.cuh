@@ -83,6 +83,48 @@ struct tma_wgmma_output {
   device::epilogue_terms<ElementC, float> terms;
 };
 
+/// One product of a grouped launch of the Hopper kernel (tgemm::gemm_grouped(): each product its own sizes, operands,
+/// scalars and C, all with the launch's op pair): its tensor maps, as the host encodes them for a single product
+/// (map_c only where tma_store is set), and what the epilogue needs.
+template <class ElementC>
+struct tma_wgmma_group {
+  CUtensorMap map_a;  ///< A as stored (see gemm_tma_wgmma).
+  CUtensorMap map_b;  ///< B as stored.
+  CUtensorMap map_c;  ///< C in 64-row boxes, where tma_store is set.
+  ElementC* c;        ///< C, column-major.
+  int64_t ldc;        ///< C's leading dimension.
+  int m;              ///< Rows of C.
+  int n;              ///< Columns of C.
+  int k;              ///< The depth of the product (at least 1).
+  float alpha;        ///< Scales op(A) op(B).
+  float beta;         ///< Scales C (C is not read when 0).
+  int tma_store;      ///< 1: the epilogue stores through map_c (16-bit C, beta = 0, C as TMA can describe it).
+  int first_item;     ///< The group's first work item: the items of the groups before it come first.
+};
+
+/// How many products one grouped launch takes: their descriptions are a kernel parameter (448 bytes each; CUDA 12.1
+/// and newer take 32 KiB of parameters), so that the host passes them with the launch, without a copy to the device.
+inline constexpr int tma_wgmma_group_capacity = 16;
+
+/// The products of a grouped launch (kernel gemm_tma_wgmma<..., Grouped = true>).
+template <class ElementC>
+struct tma_wgmma_groups {
+  tma_wgmma_group<ElementC> group[tma_wgmma_group_capacity];  ///< The first `count` are used.
+  int count;  ///< Products in the launch.
+  int items;  ///< Their tiles together: the work items.
+};
+
+/// The parameter that non-grouped instantiations of gemm_tma_wgmma take in its place (nothing).
+struct tma_wgmma_no_groups {};
+
+/// The group that work item `item` belongs to: the last whose first_item is at most `item` (a few products: a scan).
+template <class ElementC>
+__device__ __forceinline__ int group_of(const tma_wgmma_groups<ElementC>& groups, int item) {
+  int g = 0;
+  while (g + 1 < groups.count && groups.group[g + 1].first_item <= item) ++g;
+  return g;
+}
+
 /// The tile (tile_m, tile_n) that the `index`-th tile of the order is: groups of `group_m` tile rows, each walked
 /// down its rows column by column, so that the blocks running at once share a few strips of A and B in L2 (a
 /// plain column walk of 8192^2 would stream all of A once per two columns of tiles).
@@ -284,12 +326,18 @@ __device__ __forceinline__ void store_fused_tile(const tma_wgmma_output<typename
 /// Fused (unsplit only): the tile's stores apply a fused epilogue (out.terms, tgemm::epilogue) through
 /// store_fused_tile; another instantiation, for the same reason (the plain kernel's staged 16-bit path is not used by
 /// it).
-template <class Policy, op OpA, op OpB, bool SlicedK = false, bool Fused = false>
+/// Grouped: the products of `groups` (tgemm::gemm_grouped()), each with its own maps, sizes, scalars and C; the blocks
+/// walk their tiles one product after another (map_a, map_b, map_c and out's sizes, scalars and C unused). The other
+/// instantiations take an empty `groups`.
+template <class Policy, op OpA, op OpB, bool SlicedK = false, bool Fused = false, bool Grouped = false>
 __global__ void __launch_bounds__(Policy::threads, 1)
     gemm_tma_wgmma(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-                   const __grid_constant__ CUtensorMap map_c, const tma_wgmma_output<typename Policy::element_c> out) {
+                   const __grid_constant__ CUtensorMap map_c, const tma_wgmma_output<typename Policy::element_c> out,
+                   const __grid_constant__ std::conditional_t<Grouped, tma_wgmma_groups<typename Policy::element_c>,
+                                                              tma_wgmma_no_groups> groups) {
 #if TGEMM_HAS_WGMMA
   static_assert(!(SlicedK && Fused), "split-K partials are unscaled: the reduction applies a fused epilogue");
+  static_assert(!Grouped || (!SlicedK && !Fused), "a grouped launch neither splits k nor fuses an epilogue");
   using element = typename Policy::element_a;
   constexpr int stages = Policy::stages, bk = Policy::block_k, bn = Policy::block_n;
   constexpr int a_bytes = Policy::block_m * bk * element_bytes<element>;  // one part of a stage's A slice
@@ -321,7 +369,8 @@ __global__ void __launch_bounds__(Policy::threads, 1)
   const int k_tiles = (out.k + bk - 1) / bk;
   const int tiles_m = (out.m + Policy::block_m - 1) / Policy::block_m, tiles_n = (out.n + bn - 1) / bn;
   const int tiles = tiles_m * tiles_n;  // the host keeps it below 2^31
-  const int items = tiles * (SlicedK ? out.slices : out.batches);  // so is this
+  int items = tiles * (SlicedK ? out.slices : out.batches);  // so is this
+  if constexpr (Grouped) items = groups.items;
   static_assert(!SlicedK || std::is_same<typename Policy::element_c, float>::value,
                 "split-K partial products are float");
 
@@ -340,13 +389,22 @@ __global__ void __launch_bounds__(Policy::threads, 1)
       int use = 0;  // stage uses so far, across tiles: stage use % stages, phase (use / stages) & 1
       for (int item = blockIdx.x; item < items; item += gridDim.x) {
         int tile = item, t_begin = 0, t_end = k_tiles, product = 0;
+        int item_tiles_m = tiles_m, item_tiles_n = tiles_n;
+        const CUtensorMap* item_map_a = &map_a;
+        const CUtensorMap* item_map_b = &map_b;
         if constexpr (SlicedK) {
           slice_of(item, tiles, k_tiles, out.slice_steps, tile, t_begin, t_end);
+        } else if constexpr (Grouped) {
+          const tma_wgmma_group<typename Policy::element_c>& g = groups.group[group_of(groups, item)];
+          tile = item - g.first_item;
+          item_tiles_m = (g.m + Policy::block_m - 1) / Policy::block_m, item_tiles_n = (g.n + bn - 1) / bn;
+          t_end = (g.k + bk - 1) / bk;
+          item_map_a = &g.map_a, item_map_b = &g.map_b;
         } else {
           product = item / tiles, tile = item - product * tiles;
         }
         int tile_m, tile_n;
-        wgmma_tile(tile, tiles_m, tiles_n, out.group_m, tile_m, tile_n);
+        wgmma_tile(tile, item_tiles_m, item_tiles_n, out.group_m, tile_m, tile_n);
         const int m0 = tile_m * Policy::block_m, n0 = tile_n * bn;
         const int pa = product * out.batch_a, pb = product * out.batch_b;  // the third coordinate of each map
         for (int t = t_begin; t < t_end; ++t, ++use) {
@@ -358,22 +416,22 @@ __global__ void __launch_bounds__(Policy::threads, 1)
           if constexpr (mn_major_a) {
 #pragma unroll
             for (int c = 0; c < Policy::block_m / mn_chunk; ++c) {
-              arch::tma_load_3d(a + c * chunk_bytes, &map_a, m0 + mn_chunk * c, t * bk, pa, &full[s]);
+              arch::tma_load_3d(a + c * chunk_bytes, item_map_a, m0 + mn_chunk * c, t * bk, pa, &full[s]);
             }
           } else {
-            arch::tma_load_3d(a, &map_a, t * bk, m0, pa, &full[s]);
+            arch::tma_load_3d(a, item_map_a, t * bk, m0, pa, &full[s]);
           }
           if constexpr (mn_major_b) {
 #pragma unroll
             for (int c = 0; c < bn / mn_chunk; ++c) {
-              arch::tma_load_3d(a + b_offset + c * chunk_bytes, &map_b, n0 + mn_chunk * c, t * bk, pb, &full[s]);
+              arch::tma_load_3d(a + b_offset + c * chunk_bytes, item_map_b, n0 + mn_chunk * c, t * bk, pb, &full[s]);
             }
           } else {
-            arch::tma_load_3d(a + b_offset, &map_b, t * bk, n0, pb, &full[s]);
+            arch::tma_load_3d(a + b_offset, item_map_b, t * bk, n0, pb, &full[s]);
           }
           if constexpr (Policy::split) {  // the small parts: the same tiles, further down the split copies
-            arch::tma_load_3d(a + a_bytes, &map_a, t * bk, m0 + out.small_line_a, pa, &full[s]);
-            arch::tma_load_3d(a + b_offset + b_bytes, &map_b, t * bk, n0 + out.small_line_b, pb, &full[s]);
+            arch::tma_load_3d(a + a_bytes, item_map_a, t * bk, m0 + out.small_line_a, pa, &full[s]);
+            arch::tma_load_3d(a + b_offset + b_bytes, item_map_b, t * bk, n0 + out.small_line_b, pb, &full[s]);
           }
         }
       }
@@ -419,16 +477,32 @@ __global__ void __launch_bounds__(Policy::threads, 1)
     int use = 0;  // as the producer counts
     for (int item = blockIdx.x; item < items; item += gridDim.x) {
       int tile = item, t_begin = 0, t_end = k_tiles, slice = 0, product = 0;
+      int item_tiles_m = tiles_m, item_tiles_n = tiles_n;
+      [[maybe_unused]] const tma_wgmma_group<element_c>* item_group = nullptr;  // a grouped launch: the item's group
+      [[maybe_unused]] bool group_vector_c = false;
       if constexpr (SlicedK) {
         slice = slice_of(item, tiles, k_tiles, out.slice_steps, tile, t_begin, t_end);
+      } else if constexpr (Grouped) {
+        item_group = &groups.group[group_of(groups, item)];
+        tile = item - item_group->first_item;
+        item_tiles_m = (item_group->m + Policy::block_m - 1) / Policy::block_m;
+        item_tiles_n = (item_group->n + bn - 1) / bn;
+        t_end = (item_group->k + bk - 1) / bk;
+        group_vector_c =
+            reinterpret_cast<uintptr_t>(item_group->c) % 16 == 0 && (item_group->ldc * sizeof(element_c)) % 16 == 0;
       } else {
         product = item / tiles, tile = item - product * tiles;
       }
+      // What the epilogue reads of the product: a field of out, or in a grouped launch of the item's group. Read where
+      // used, as out's fields were before there were groups: the other instantiations' SASS stayed the same that way
+      // (local copies or lambdas made ptxas schedule their epilogues differently).
+#define TGEMM_PRODUCT(field) (Grouped ? item_group->field : out.field)
       // The slice's partial (SlicedK), or the product's C.
-      element_c* const c_out = out.c + int64_t(slice) * out.slice_stride + int64_t(product) * out.batch_stride_c;
+      element_c* const c_out =
+          TGEMM_PRODUCT(c) + int64_t(slice) * out.slice_stride + int64_t(product) * out.batch_stride_c;
 
       int tile_m, tile_n;
-      wgmma_tile(tile, tiles_m, tiles_n, out.group_m, tile_m, tile_n);
+      wgmma_tile(tile, item_tiles_m, item_tiles_n, out.group_m, tile_m, tile_n);
       // The tile's sums: wgmma's accumulators, except for 3xTF32, whose error would be the tensor cores' additions
       // (on an H200 at k = 1024: 12x strict FP32's error with every product in one accumulator, 4x with the cross
       // products apart). There each stage's big products start afresh in `part` and are added to acc in FP32, and
@@ -536,8 +610,8 @@ __global__ void __launch_bounds__(Policy::threads, 1)
         continue;
       }
       if constexpr (tma_epilogue) {
-        if (out.tma_store) {
-          const float alpha = out.alpha;
+        if (TGEMM_PRODUCT(tma_store)) {
+          const float alpha = TGEMM_PRODUCT(alpha);
 #pragma unroll
           for (int pass = 0; pass < bn / store_columns; ++pass) {
             if (store_issuer) arch::tma_store_wait_read<0>();
@@ -562,15 +636,16 @@ __global__ void __launch_bounds__(Policy::threads, 1)
             arch::fence_proxy_async_shared();
             arch::named_barrier_sync(1 + consumer, 128);  // the whole staging tile is written
             if (store_issuer) {
-              arch::tma_store_2d(&map_c, store_tile, int(tile_m) * Policy::block_m + consumer * 64,
-                                 int(col0) + pass * store_columns);
+              arch::tma_store_2d((Grouped ? &item_group->map_c : &map_c), store_tile,
+                                 int(tile_m) * Policy::block_m + consumer * 64, int(col0) + pass * store_columns);
               arch::tma_store_commit();
             }
           }
           continue;
         }
       }
-      if (staged_epilogue && !Fused && vector_c && row0 + 16 <= out.m) {
+      if (staged_epilogue && !Fused && (Grouped ? group_vector_c : vector_c) &&
+          row0 + 16 <= TGEMM_PRODUCT(m)) {
         // 32 columns at a time: the warp writes its accumulators (wgmma's layout, arch/wgmma.cuh: rows g and g + 8
         // of its 16, columns 2t and 2t + 1 of each 8) into its staging buffer as floats, then each lane reads back
         // 8 rows of a column and writes them as 16 contiguous bytes of C (C column-major), reading C there first
@@ -596,14 +671,18 @@ __global__ void __launch_bounds__(Policy::threads, 1)
             const float4 low = *reinterpret_cast<const float4*>(staging + column * column_stride + 8 * half);
             const float4 high = *reinterpret_cast<const float4*>(staging + column * column_stride + 8 * half + 4);
             const float value[8] = {low.x, low.y, low.z, low.w, high.x, high.y, high.z, high.w};
-            if (col < out.n) {
-              element_c* c = c_out + (row0 + 8 * half) + col * out.ldc;
+            if (col < TGEMM_PRODUCT(n)) {
+              element_c* c = c_out + (row0 + 8 * half) + col * TGEMM_PRODUCT(ldc);
               alignas(16) element_c piece[8];
-              if (read_c) *reinterpret_cast<uint4*>(piece) = *reinterpret_cast<const uint4*>(c);
+              if ((Grouped ? item_group->beta != 0.0f : read_c)) {
+                *reinterpret_cast<uint4*>(piece) = *reinterpret_cast<const uint4*>(c);
+              }
 #pragma unroll
               for (int q = 0; q < 8; ++q) {
-                const float scaled = out.alpha * value[q];
-                piece[q] = convert<element_c>(read_c ? scaled + out.beta * convert<float>(piece[q]) : scaled);
+                const float scaled = TGEMM_PRODUCT(alpha) * value[q];
+                piece[q] = convert<element_c>((Grouped ? item_group->beta != 0.0f : read_c)
+                                                  ? scaled + TGEMM_PRODUCT(beta) * convert<float>(piece[q])
+                                                  : scaled);
               }
               *reinterpret_cast<uint4*>(c) = *reinterpret_cast<const uint4*>(piece);
             }
@@ -620,26 +699,30 @@ __global__ void __launch_bounds__(Policy::threads, 1)
 #pragma unroll
           for (int e = 0; e < 2; ++e) {
             const int64_t row = row0 + lane / 4 + 8 * h, col = col0 + 8 * j + 2 * (lane % 4) + e;
-            if (row < out.m && col < out.n) {
-              element_c* c = c_out + row + col * out.ldc;
+            if (row < TGEMM_PRODUCT(m) && col < TGEMM_PRODUCT(n)) {
+              element_c* c = c_out + row + col * TGEMM_PRODUCT(ldc);
               // alpha acc + beta C written out here rather than through device/epilogue.cuh's combine (the same
               // arithmetic): combine's "C or zero" argument cost 1.7-1.9 % at 4096^3 and 8192^3 (paired runs).
               const int i = 4 * j + 2 * h + e;
               float sum = acc[i];
               if constexpr (Policy::split) sum += acc_small[i];
-              const float scaled = out.alpha * sum;
-              *c = convert<element_c>(read_c ? scaled + out.beta * convert<float>(*c) : scaled);
+              const float scaled = TGEMM_PRODUCT(alpha) * sum;
+              *c = convert<element_c>((Grouped ? item_group->beta != 0.0f : read_c)
+                                          ? scaled + TGEMM_PRODUCT(beta) * convert<float>(*c)
+                                          : scaled);
             }
           }
         }
       }
     }
+#undef TGEMM_PRODUCT
     if constexpr (tma_epilogue) {
       if (store_issuer) arch::tma_store_wait<0>();  // the staging tiles must outlive the copies reading them
     }
   }
 #else
-  (void)map_a, (void)map_b, (void)map_c, (void)out;  // other images: the host never launches this (see wgmma_image_probe)
+  // Other images: the host never launches this (see wgmma_image_probe).
+  (void)map_a, (void)map_b, (void)map_c, (void)out, (void)groups;
 #endif
 }
 

@@ -133,6 +133,11 @@ struct simt_f32_thresholds {
   /// See wgmma_small: one wave of unsplit small tiles takes about 6 us per 1024 of k on an H200 (0.0247 ms at k =
   /// 4096), so deeper products with few tiles split k on the large tile instead.
   static constexpr int64_t wgmma_small_max_k = 4096;
+  /// tgemm::gemm_grouped() runs consecutive groups that suit the sm_90a kernel (16-bit, operands as TMA reads them,
+  /// neither thin nor dependent on each other) in one launch of its large tile when their tiles together fill at
+  /// least this many waves of the multiprocessors (one block per multiprocessor); with fewer, each group takes its
+  /// own plan (the small tile, or a split of k, serves a few tiles better than one short wave).
+  static constexpr double wgmma_grouped_min_waves = 1.0;
   /// The sm_90a kernel runs one persistent block per multiprocessor (true), which overlaps each tile's epilogue
   /// with the next tile's copies, or one block per tile (false).
   static constexpr bool wgmma_persistent = true;
