@@ -4,7 +4,8 @@
 // dimensions; alpha = 0, k = 0 and beta = 0 on a NaN C; products whose A and B are misaligned for vector loads (the
 // direct loop); a null pointer in an array (that product skipped); a fused bias + GELU with per-product vectors;
 // groups that break their bounds or leading-dimension rules (skipped, with their status written back); bad calls
-// (named status, no C touched). Every C against the long-double host loop on the same rounded inputs
+// (named status, no C touched); on an H200 the 16-bit device-side groups on the grouped Hopper kernel (the plan
+// record says so). Every C against the long-double host loop on the same rounded inputs
 // (test/support/group_check.hpp), its padding unchanged.
 #include <tgemm/gemm.cuh>
 
@@ -23,6 +24,13 @@ using tgemm::layout;
 using tgemm::op;
 using tgemm::status;
 using namespace tgemm::test;
+
+bool runs_sm90a_kernels() {
+  int device = 0, major = 0;
+  TGEMM_CUDA_REQUIRE(cudaGetDevice(&device));
+  TGEMM_CUDA_REQUIRE(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  return major == 9;
+}
 }  // namespace
 
 TEST_CASE("gemm_batched: bf16 and fp16, both C types, both orders, every op pair; double", "[batched_pointers]") {
@@ -63,6 +71,25 @@ TEST_CASE("gemm_grouped_device: experts of different sizes, bf16, fp16 and doubl
     run_grouped_device<__half, float>(order, op::none, op::transpose, expert_shapes(0.5, 1.0), tgemm::math_mode::strict);
     run_grouped_device<double, double>(order, op::none, op::transpose, expert_shapes(2.0, 0.0), tgemm::math_mode::strict);
   }
+}
+
+TEST_CASE("gemm_grouped_device: 16-bit groups run on the grouped Hopper kernel, their tensor maps made on the GPU",
+          "[grouped_device]") {
+  // On an H200 running the sm_90a image, A, B and C of one 16-bit type without a fused epilogue go to the Hopper
+  // kernel: the experts above (an empty group, a thin one, k = 0, A and B misaligned for TMA: its direct loop) in both
+  // orders, every op pair for fp16 (bf16's are the test case above), and alpha = 0 (C = beta C, A and B unread).
+  tgemm::detail::record_plans plans;
+  const op ops[] = {op::none, op::transpose};
+  for (const op oa : ops) {
+    for (const op ob : ops) {
+      run_grouped_device<__half, __half>(layout::col_major, oa, ob, expert_shapes(1.0, 0.5), tgemm::math_mode::strict);
+    }
+  }
+  run_grouped_device<__nv_bfloat16, __nv_bfloat16>(layout::row_major, op::transpose, op::none,
+                                                   expert_shapes(-2.0, 0.0), tgemm::math_mode::strict);
+  run_grouped_device<__nv_bfloat16, __nv_bfloat16>(layout::col_major, op::none, op::none, expert_shapes(0.0, 0.5),
+                                                   tgemm::math_mode::strict);
+  CHECK(plans.grouped_hopper_groups() == (runs_sm90a_kernels() ? 6 * 7 : 0));
 }
 
 TEST_CASE("gemm_grouped_device: bad groups are skipped with their status, bad calls touch nothing", "[grouped_device]") {
@@ -119,4 +146,7 @@ TEST_CASE("gemm_batched and gemm_grouped_device under compute-sanitizer: tiles, 
                               tgemm::math_mode::strict, 1);
   run_grouped_device<__half, float>(layout::row_major, op::none, op::transpose, expert_shapes(1.0, 0.5, true),
                                            tgemm::math_mode::strict);
+  // The grouped Hopper kernel on an H200 (maps made on the GPU, the direct loop for the misaligned group).
+  run_grouped_device<__nv_bfloat16, __nv_bfloat16>(layout::col_major, op::transpose, op::none,
+                                                   expert_shapes(1.0, 0.5), tgemm::math_mode::strict);
 }

@@ -3,10 +3,10 @@
 // pass: sm_90's large policy, the one closest to the register limit, for A and B both read along k; so must case 2,
 // the large tensor-core tile, and case 3, the Hopper kernel of the 16-bit table in all four op pairs, of the TF32
 // table in its two (A from shared memory or from registers) and of the 3xTF32 table in its one, the 16-bit table's
-// small tile (16-bit and float C), the split-K kernels of the 16-bit and TF32 tables, and the grouped kernel of
-// tgemm::gemm_grouped() (bf16 and fp16) (with -Werror, ptxas's C7510 warning, wgmma serialised for want of registers
-// or across a call, fails the build too). Case 4, compiled for sm_80, is that architecture's large SIMT and 16-bit
-// tensor-core tiles.
+// small tile (16-bit and float C), the split-K kernels of the 16-bit and TF32 tables, and the grouped kernels of
+// tgemm::gemm_grouped() (bf16 and fp16) and tgemm::gemm_grouped_device() (with -Werror, ptxas's C7510 warning, wgmma
+// serialised for want of registers or across a call, fails the build too). Case 4, compiled for sm_80, is that
+// architecture's large SIMT and 16-bit tensor-core tiles.
 #include <tgemm/gemm.cuh>
 
 #include <cuda_bf16.h>  // cases 2 and 3 instantiate bfloat16 kernels: the type must be complete
@@ -66,8 +66,13 @@ using hopper_tf32x3_policy = tgemm::tuning::tensorop_tf32_sm90<tgemm::math_mode:
 TGEMM_HOPPER_KERNEL(float, hopper_tf32x3_policy, T, N)
 // The grouped kernel (tgemm::gemm_grouped()), bf16 and fp16.
 using hopper_half_policy = tgemm::tuning::tensorop_f16_sm90<__half, __half>::wgmma;
-TGEMM_HOPPER_KERNEL_WITH(bf16, tgemm::kernel::tma_wgmma_groups<bf16>, hopper_policy, N, N, false, false, true)
-TGEMM_HOPPER_KERNEL_WITH(__half, tgemm::kernel::tma_wgmma_groups<__half>, hopper_half_policy, T, T, false, false, true)
+TGEMM_HOPPER_KERNEL_WITH(bf16, tgemm::kernel::tma_wgmma_groups<bf16>, hopper_policy, N, N, false, false,
+                         tgemm::kernel::tma_wgmma_groups<bf16>)
+TGEMM_HOPPER_KERNEL_WITH(__half, tgemm::kernel::tma_wgmma_groups<__half>, hopper_half_policy, T, T, false, false,
+                         tgemm::kernel::tma_wgmma_groups<__half>)
+// ... and of tgemm::gemm_grouped_device() (descriptions in global memory, a direct loop for groups TMA cannot read).
+TGEMM_HOPPER_KERNEL_WITH(bf16, tgemm::kernel::tma_wgmma_device_groups<bf16>, hopper_policy, N, T, false, false,
+                         tgemm::kernel::tma_wgmma_device_groups<bf16>)
 #else
 
 template __global__ void tgemm::kernel::gemm_kernel<tgemm::kernel::fixed_policy<spill_policy>, tgemm::op::none,

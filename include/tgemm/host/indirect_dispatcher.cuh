@@ -12,6 +12,7 @@
 #include <cuda_runtime.h>
 
 #include <atomic>
+#include <climits>
 #include <cstdint>
 #include <cstdio>
 #include <mutex>
@@ -27,6 +28,8 @@
 #include "device_facts.cuh"
 #include "device_scope.cuh"
 #include "gemm_indirect.cuh"
+#include "grouped_hopper.cuh"
+#include "launch_tma_wgmma.cuh"
 #include "launcher.cuh"
 #include "plan_print.cuh"
 
@@ -136,6 +139,65 @@ struct indirect_kernels {
     return best[1] > best[0];
   }
 
+  /// Whether device-side groups of these types may run on the grouped Hopper kernel: 16-bit A, B and C of one type, no
+  /// fused epilogue, and a table with an sm_90a policy.
+  static constexpr bool hopper_groups = [] {
+    using element = typename policy::element_a;
+    if constexpr (Fused || !std::is_same<element, typename policy::element_b>::value ||
+                  !std::is_same<element, typename policy::element_c>::value || element_bytes<element> != 2) {
+      return false;
+    } else {
+      return !std::is_void<typename Table::wgmma>::value;
+    }
+  }();
+
+  /// tgemm::gemm_grouped_device() on an sm_90 GPU running the sm_90a image: the groups' descriptions and tensor maps
+  /// made on the GPU (kernel::prepare_device_groups) into a workspace from tgemm's pool, then one persistent launch of
+  /// the grouped Hopper kernel over every group's tiles (groups TMA cannot read: a direct loop in that kernel).
+  /// `taken` is false where the call does not suit it (then nothing is enqueued).
+  static status run_device_groups_on_hopper(const Products& products, op op_a, op op_b, int64_t m, int64_t n,
+                                            int64_t k, int64_t count, scalar alpha, scalar beta, cudaStream_t stream,
+                                            int device, const char* what, bool& taken) {
+    taken = false;
+    if constexpr (hopper_groups) {
+      using wgmma_policy = typename Table::wgmma;
+      using kernels = wgmma_kernels<wgmma_policy>;
+      using description = kernel::tma_wgmma_group<typename wgmma_policy::element_c>;
+      hopper_group_facts hopper;
+      if (status s = read_hopper_group_facts(device, hopper); s != status::success) return s;
+      constexpr int64_t limit = int64_t(INT_MAX) - 256;  // the kernel's coordinates are 32-bit
+      if (!hopper.hopper || m > limit || n > limit || k > limit ||
+          double(count) * double(kernels::tiles_m(m) * kernels::tiles_n(n)) > double(INT_MAX)) {
+        return status::success;
+      }
+      const size_t description_bytes = size_t(count) * sizeof(description);
+      call_workspace scratch;
+      if (status s = scratch.allocate(description_bytes + 128, device, stream); s != status::success) return s;
+      auto* descriptions = reinterpret_cast<description*>(scratch.data());
+      int* items = reinterpret_cast<int*>(scratch.data() + description_bytes);
+      if (print_plans_requested()) {
+        std::fprintf(stderr,
+                     "tgemm plan: %s, %lld groups of at most %lld x %lld x %lld, ops %s%s: their tensor maps made on "
+                     "the GPU, then one launch of the grouped Hopper kernel (policy %s), persistent blocks; groups TMA "
+                     "cannot read run a direct loop\n",
+                     what, (long long)count, (long long)m, (long long)n, (long long)k, op_letter(op_a),
+                     op_letter(op_b), wgmma_policy::name().c_str());
+      }
+      if (status s = kernels::launch_device_groups(op_a, op_b, products, float(alpha), float(beta), m, n, k, int(count),
+                                                   descriptions, items, hopper.multiprocessors,
+                                                   Table::wgmma_group_m, stream, device);
+          s != status::success) {
+        return s;
+      }
+      taken = true;
+      if (plan_record& record = plan_recorder(); record.enabled) record.grouped_hopper_groups += int(count);
+    } else {
+      (void)products, (void)op_a, (void)op_b, (void)m, (void)n, (void)k, (void)count, (void)alpha, (void)beta;
+      (void)stream, (void)device, (void)what;
+    }
+    return status::success;
+  }
+
   /// Launches every product of `products` (count of them, at most m x n each) in grids of up to 65,535 products,
   /// with the fused epilogue's `terms` (Fused; product i uses terms.product(i)).
   static status run(const Products& products, op op_a, op op_b, int64_t m, int64_t n, int64_t k, int64_t count,
@@ -143,6 +205,16 @@ struct indirect_kernels {
     device_scope scope(stream);
     if (scope.state() != status::success) return scope.state();
     const int device = scope.device();
+    if constexpr (hopper_groups) {
+      if (products.groups != nullptr && count <= int64_t(INT_MAX)) {
+        bool taken = false;
+        if (status s = run_device_groups_on_hopper(products, op_a, op_b, m, n, k, count, alpha, beta, stream, device,
+                                                   what, taken);
+            s != status::success || taken) {
+          return s;
+        }
+      }
+    }
     facts f;
     if (status s = facts_for(device, op_a, op_b, f); s != status::success) return s;
     const bool small = choose_small(f, m, n, count);

@@ -16,6 +16,7 @@
 #include <type_traits>
 
 #include "../kernel/gemm_tma_wgmma.cuh"
+#include "../kernel/prepare_device_groups.cuh"
 #include "../kernel/split_tf32.cuh"
 #include "../status.cuh"
 #include "../tuning/simt_f32.cuh"
@@ -210,7 +211,7 @@ struct wgmma_kernels {
 
   template <op OpA, op OpB>
   static status prepare_grouped_one(int device) {
-    constexpr auto function = &kernel::gemm_tma_wgmma<Policy, OpA, OpB, false, false, true>;
+    constexpr auto function = &kernel::gemm_tma_wgmma<Policy, OpA, OpB, false, false, kernel::tma_wgmma_groups<C>>;
     return prepare_kernel_once<function>(device, Policy::shared_bytes,
                                          [] { return "the grouped Hopper kernel of policy " + Policy::name(); });
   }
@@ -296,9 +297,74 @@ struct wgmma_kernels {
     return with_ops(op_a, op_b, [&](auto oa, auto ob) {
       constexpr op oa_value = decltype(oa)::value, ob_value = decltype(ob)::value;
       if (status s = prepare_grouped_one<oa_value, ob_value>(device); s != status::success) return s;
-      return launch_kernel(&kernel::gemm_tma_wgmma<Policy, oa_value, ob_value, false, false, true>, grid,
+      return launch_kernel(&kernel::gemm_tma_wgmma<Policy, oa_value, ob_value, false, false, kernel::tma_wgmma_groups<C>>,
+                           grid,
                            dim3(Policy::threads), Policy::shared_bytes, stream, device,
                            "launching the grouped Hopper kernel", unused, unused, unused, out, list);
+    });
+  }
+
+  /// tgemm::gemm_grouped_device() on the grouped kernel: `count` groups of `products` (device-side groups, each at
+  /// most max_m x max_n x max_k in the column-major form, op pair (op_a, op_b)) in two launches on `stream`:
+  /// kernel::prepare_device_groups writes their descriptions, tensor maps and work items to `descriptions` (count of
+  /// them, 128-byte aligned) and `items` (one int), then the grouped kernel (at most `blocks` persistent blocks) walks
+  /// them. The maps are made on the GPU from two templates encoded here for the op pair; groups TMA cannot read run a
+  /// direct loop. count x the bounds' tiles must be below 2^31, the bounds below 2^31 - 256.
+  template <class Products>
+  static status launch_device_groups(op op_a, op op_b, const Products& products, float alpha, float beta,
+                                     int64_t max_m, int64_t max_n, int64_t max_k, int count,
+                                     kernel::tma_wgmma_group<C>* descriptions, int* items, int64_t blocks,
+                                     int group_m, cudaStream_t stream, int device) {
+    static_assert(!Policy::split && Policy::reads_mn_major_a && Policy::reads_mn_major_b,
+                  "grouped launches take 16-bit policies");
+    // Templates for the op pair's boxes and swizzle; their address (the descriptions, 16-byte aligned) and extents
+    // are replaced on the GPU before any copy reads through them.
+    const auto at_least_one = [](int64_t x) { return x > 0 ? x : int64_t(1); };
+    const auto line = [](int64_t x) { return (x + 7) / 8 * 8; };  // a leading dimension TMA takes
+    const int64_t m = at_least_one(max_m), n = at_least_one(max_n), k = at_least_one(max_k);
+    const A* base_a = reinterpret_cast<const A*>(descriptions);
+    const B* base_b = reinterpret_cast<const B*>(descriptions);
+    CUtensorMap template_a{}, template_b{};
+    const bool encoded =
+        (op_a == op::transpose ? arch::encode_sw128_map(template_a, base_a, k, m, line(k), Policy::block_m, 1, 0)
+                               : arch::encode_sw128_map(template_a, base_a, m, k, line(m), Policy::block_k, 1, 0)) &&
+        (op_b == op::none ? arch::encode_sw128_map(template_b, base_b, k, n, line(k), Policy::block_n, 1, 0)
+                          : arch::encode_sw128_map(template_b, base_b, n, k, line(n), Policy::block_k, 1, 0));
+    if (!encoded) {
+      return fail(status::cuda_error, cudaSuccess,
+                  "the driver refused a template tensor map (cuTensorMapEncodeTiled) for device-side groups of at most "
+                  "%lld x %lld x %lld", (long long)max_m, (long long)max_n, (long long)max_k);
+    }
+    kernel::tma_wgmma_output<C> out{};
+    out.group_m = group_m > 0 ? group_m : 1;
+    out.slices = 1;
+    out.batches = 1;
+    const CUtensorMap unused{};
+    const kernel::tma_wgmma_device_groups<C> groups{descriptions, items, count};
+    return with_ops(op_a, op_b, [&](auto oa, auto ob) {
+      constexpr op oa_value = decltype(oa)::value, ob_value = decltype(ob)::value;
+      constexpr auto prepare = &kernel::prepare_device_groups<Policy, oa_value, ob_value, Products>;
+      constexpr auto grouped =
+          &kernel::gemm_tma_wgmma<Policy, oa_value, ob_value, false, false, kernel::tma_wgmma_device_groups<C>>;
+      if (status s = prepare_kernel_once<prepare>(device, 0, "the Hopper kernel's preparation of device-side groups");
+          s != status::success) {
+        return s;
+      }
+      if (status s = prepare_kernel_once<grouped>(
+              device, Policy::shared_bytes,
+              [] { return "the Hopper kernel for device-side groups, policy " + Policy::name(); });
+          s != status::success) {
+        return s;
+      }
+      if (status s = launch_kernel(prepare, dim3(1), dim3(kernel::prepare_groups_threads), 0, stream, device,
+                                   "launching the preparation of device-side groups", products, alpha, beta,
+                                   template_a, template_b, descriptions, items, count);
+          s != status::success) {
+        return s;
+      }
+      return launch_kernel(grouped, dim3(unsigned(blocks > 0 ? blocks : 1)), dim3(Policy::threads),
+                           Policy::shared_bytes, stream, device, "launching the Hopper kernel for device-side groups",
+                           unused, unused, unused, out, groups);
     });
   }
 

@@ -83,11 +83,12 @@ struct tma_wgmma_output {
   device::epilogue_terms<ElementC, float> terms;
 };
 
-/// One product of a grouped launch of the Hopper kernel (tgemm::gemm_grouped(): each product its own sizes, operands,
-/// scalars and C, all with the launch's op pair): its tensor maps, as the host encodes them for a single product
-/// (map_c only where tma_store is set), and what the epilogue needs.
+/// One product of a grouped launch of the Hopper kernel (tgemm::gemm_grouped(), tgemm::gemm_grouped_device(): each
+/// product its own sizes, operands, scalars and C, all with the launch's op pair): its tensor maps, as the host encodes
+/// them for a single product (map_c only where tma_store is set), and what the epilogue needs. 128-byte aligned, so
+/// that the maps of an array of them in global memory are too.
 template <class ElementC>
-struct tma_wgmma_group {
+struct alignas(128) tma_wgmma_group {
   CUtensorMap map_a;  ///< A as stored (see gemm_tma_wgmma).
   CUtensorMap map_b;  ///< B as stored.
   CUtensorMap map_c;  ///< C in 64-row boxes, where tma_store is set.
@@ -100,29 +101,77 @@ struct tma_wgmma_group {
   float beta;         ///< Scales C (C is not read when 0).
   int tma_store;      ///< 1: the epilogue stores through map_c (16-bit C, beta = 0, C as TMA can describe it).
   int first_item;     ///< The group's first work item: the items of the groups before it come first.
+  /// Device-side groups only: 1 when TMA cannot read A or B (not 16-byte aligned, or a leading dimension not a
+  /// multiple of 16 bytes: only the GPU sees them); the consumers then compute the group's tiles with a direct loop
+  /// over k from a, lda, b and ldb, several times slower, and the producer skips them.
+  int direct;
+  const void* a;  ///< A (direct groups).
+  const void* b;  ///< B (direct groups).
+  int64_t lda;    ///< A's leading dimension (direct groups).
+  int64_t ldb;    ///< B's leading dimension (direct groups).
 };
 
-/// How many products one grouped launch takes: their descriptions are a kernel parameter (448 bytes each; CUDA 12.1
-/// and newer take 32 KiB of parameters), so that the host passes them with the launch, without a copy to the device.
+/// How many products one grouped launch from the host takes: their descriptions are a kernel parameter (512 bytes
+/// each; CUDA 12.1 and newer take 32 KiB of parameters), so that the host passes them with the launch, without a copy
+/// to the device.
 inline constexpr int tma_wgmma_group_capacity = 16;
 
-/// The products of a grouped launch (kernel gemm_tma_wgmma<..., Grouped = true>).
+/// The products of a grouped launch from the host (tgemm::gemm_grouped()): the kernel's parameter.
 template <class ElementC>
 struct tma_wgmma_groups {
+  static constexpr bool in_device_memory = false;
+  using element_c = ElementC;
   tma_wgmma_group<ElementC> group[tma_wgmma_group_capacity];  ///< The first `count` are used.
   int count;  ///< Products in the launch.
   int items;  ///< Their tiles together: the work items.
+  __device__ __forceinline__ int total_items() const { return items; }
+  /// The group that work item `item` belongs to: the last whose first_item is at most `item` (a few: a scan).
+  __device__ __forceinline__ const tma_wgmma_group<ElementC>& of(int item) const {
+    int g = 0;
+    while (g + 1 < count && group[g + 1].first_item <= item) ++g;
+    return group[g];
+  }
+};
+
+/// The products of a grouped launch described in device memory (tgemm::gemm_grouped_device()): kernel::
+/// prepare_device_groups wrote `count` descriptions (their maps made on the GPU from templates) and the work items
+/// they have together, in the same stream before this launch.
+template <class ElementC>
+struct tma_wgmma_device_groups {
+  static constexpr bool in_device_memory = true;
+  using element_c = ElementC;
+  const tma_wgmma_group<ElementC>* group;  ///< `count` descriptions in global memory.
+  const int* items;                        ///< Their tiles together (groups skipped or empty have none).
+  int count;                               ///< Groups.
+  __device__ __forceinline__ int total_items() const { return *items; }
+  /// The group that work item `item` belongs to: the last whose first_item is at most `item` (a binary search: groups
+  /// without tiles share the first_item of the next).
+  __device__ __forceinline__ const tma_wgmma_group<ElementC>& of(int item) const {
+    int low = 0, high = count - 1;
+    while (low < high) {
+      const int middle = (low + high + 1) / 2;
+      if (group[middle].first_item <= item) {
+        low = middle;
+      } else {
+        high = middle - 1;
+      }
+    }
+    return group[low];
+  }
 };
 
 /// The parameter that non-grouped instantiations of gemm_tma_wgmma take in its place (nothing).
 struct tma_wgmma_no_groups {};
 
-/// The group that work item `item` belongs to: the last whose first_item is at most `item` (a few products: a scan).
-template <class ElementC>
-__device__ __forceinline__ int group_of(const tma_wgmma_groups<ElementC>& groups, int item) {
-  int g = 0;
-  while (g + 1 < groups.count && groups.group[g + 1].first_item <= item) ++g;
-  return g;
+/// Makes the tensor-map proxy see a map that generic writes made in global memory (kernel::prepare_device_groups),
+/// before this thread's first TMA copy through it.
+__device__ __forceinline__ void acquire_tensor_map(const CUtensorMap* map) {
+#if TGEMM_HAS_TMA
+  asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" ::"l"(reinterpret_cast<uint64_t>(map))
+               : "memory");
+#else
+  (void)map;
+#endif
 }
 
 /// The tile (tile_m, tile_n) that the `index`-th tile of the order is: groups of `group_m` tile rows, each walked
@@ -326,16 +375,24 @@ __device__ __forceinline__ void store_fused_tile(const tma_wgmma_output<typename
 /// Fused (unsplit only): the tile's stores apply a fused epilogue (out.terms, tgemm::epilogue) through
 /// store_fused_tile; another instantiation, for the same reason (the plain kernel's staged 16-bit path is not used by
 /// it).
-/// Grouped: the products of `groups` (tgemm::gemm_grouped()), each with its own maps, sizes, scalars and C; the blocks
-/// walk their tiles one product after another (map_a, map_b, map_c and out's sizes, scalars and C unused). The other
-/// instantiations take an empty `groups`.
-template <class Policy, op OpA, op OpB, bool SlicedK = false, bool Fused = false, bool Grouped = false>
+/// Groups (grouped launches): tma_wgmma_groups (tgemm::gemm_grouped(): the descriptions are the parameter) or
+/// tma_wgmma_device_groups (tgemm::gemm_grouped_device(): in global memory), each product with its own maps, sizes,
+/// scalars and C; the blocks walk their tiles one product after another (map_a, map_b, map_c and out's sizes, scalars
+/// and C unused). The other instantiations take an empty `groups`.
+template <class Policy, op OpA, op OpB, bool SlicedK = false, bool Fused = false, class Groups = tma_wgmma_no_groups>
 __global__ void __launch_bounds__(Policy::threads, 1)
     gemm_tma_wgmma(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                    const __grid_constant__ CUtensorMap map_c, const tma_wgmma_output<typename Policy::element_c> out,
-                   const __grid_constant__ std::conditional_t<Grouped, tma_wgmma_groups<typename Policy::element_c>,
-                                                              tma_wgmma_no_groups> groups) {
+                   const __grid_constant__ Groups groups) {
 #if TGEMM_HAS_WGMMA
+  constexpr bool Grouped = !std::is_same<Groups, tma_wgmma_no_groups>::value;
+  constexpr bool device_groups = [] {
+    if constexpr (Grouped) {
+      return Groups::in_device_memory;
+    } else {
+      return false;
+    }
+  }();
   static_assert(!(SlicedK && Fused), "split-K partials are unscaled: the reduction applies a fused epilogue");
   static_assert(!Grouped || (!SlicedK && !Fused), "a grouped launch neither splits k nor fuses an epilogue");
   using element = typename Policy::element_a;
@@ -370,7 +427,7 @@ __global__ void __launch_bounds__(Policy::threads, 1)
   const int tiles_m = (out.m + Policy::block_m - 1) / Policy::block_m, tiles_n = (out.n + bn - 1) / bn;
   const int tiles = tiles_m * tiles_n;  // the host keeps it below 2^31
   int items = tiles * (SlicedK ? out.slices : out.batches);  // so is this
-  if constexpr (Grouped) items = groups.items;
+  if constexpr (Grouped) items = groups.total_items();
   static_assert(!SlicedK || std::is_same<typename Policy::element_c, float>::value,
                 "split-K partial products are float");
 
@@ -395,7 +452,12 @@ __global__ void __launch_bounds__(Policy::threads, 1)
         if constexpr (SlicedK) {
           slice_of(item, tiles, k_tiles, out.slice_steps, tile, t_begin, t_end);
         } else if constexpr (Grouped) {
-          const tma_wgmma_group<typename Policy::element_c>& g = groups.group[group_of(groups, item)];
+          const tma_wgmma_group<typename Policy::element_c>& g = groups.of(item);
+          if constexpr (Groups::in_device_memory) {
+            if (g.direct) continue;  // the consumers compute it without the stages
+            acquire_tensor_map(&g.map_a);
+            acquire_tensor_map(&g.map_b);
+          }
           tile = item - g.first_item;
           item_tiles_m = (g.m + Policy::block_m - 1) / Policy::block_m, item_tiles_n = (g.n + bn - 1) / bn;
           t_end = (g.k + bk - 1) / bk;
@@ -483,7 +545,7 @@ __global__ void __launch_bounds__(Policy::threads, 1)
       if constexpr (SlicedK) {
         slice = slice_of(item, tiles, k_tiles, out.slice_steps, tile, t_begin, t_end);
       } else if constexpr (Grouped) {
-        item_group = &groups.group[group_of(groups, item)];
+        item_group = &groups.of(item);
         tile = item - item_group->first_item;
         item_tiles_m = (item_group->m + Policy::block_m - 1) / Policy::block_m;
         item_tiles_n = (item_group->n + bn - 1) / bn;
@@ -510,6 +572,31 @@ __global__ void __launch_bounds__(Policy::threads, 1)
       // The warp's first row and the tile's first column.
       const int64_t row0 = int64_t(tile_m) * Policy::block_m + consumer * 64 + warp * 16;
       const int64_t col0 = int64_t(tile_n) * bn;
+      if constexpr (device_groups) {
+        if (item_group->direct) {
+          // A group TMA cannot read (only the GPU saw its pointers): each thread of the warpgroup computes elements of
+          // its 64-row strip of the tile with a loop over k, and the stages are not used.
+          const auto* a = static_cast<const element*>(item_group->a);
+          const auto* b = static_cast<const element*>(item_group->b);
+          const int64_t strip = int64_t(tile_m) * Policy::block_m + consumer * 64;
+          for (int e = threadIdx.x % 128; e < 64 * bn; e += 128) {
+            const int64_t row = strip + e % 64, col = col0 + e / 64;
+            if (row >= item_group->m || col >= item_group->n) continue;
+            float sum = 0.0f;
+            for (int64_t l = 0; l < item_group->k; ++l) {
+              const int64_t lda = item_group->lda, ldb = item_group->ldb;
+              const float x = convert<float>(OpA == op::none ? a[row + l * lda] : a[l + row * lda]);
+              const float y = convert<float>(OpB == op::none ? b[l + col * ldb] : b[col + l * ldb]);
+              sum = fmaf(x, y, sum);
+            }
+            element_c* c = item_group->c + row + col * item_group->ldc;
+            const float scaled = item_group->alpha * sum;
+            const float beta = item_group->beta;
+            *c = convert<element_c>(beta != 0.0f ? scaled + beta * convert<float>(*c) : scaled);
+          }
+          continue;
+        }
+      }
       // A fused epilogue: the factors (alpha folded in) and biases of this thread's rows of the tile (rows g and g + 8
       // of the warp's 16: arch/wgmma.cuh's accumulator layout), read before the main loop so that their latency
       // hides behind it (four registers; the terms' pointers are read again after it).

@@ -1,0 +1,118 @@
+/// \file kernel/prepare_device_groups.cuh
+/// \brief The first of the two launches that run tgemm::gemm_grouped_device() on the Hopper kernel (sm_90a): one
+/// block reads every group's description from device memory, checks it as the indirect kernel does (each status to
+/// the caller's array), and writes what the grouped kernel reads: each group's sizes, scalars and C, its two tensor
+/// maps made on the GPU from the host's templates (tensormap.replace of the address, the extents and the strides: the
+/// host never sees the groups), the first work item of each (an exclusive scan of their tile counts) and the work
+/// items in all. A group whose A or B TMA cannot read is marked `direct` (the consumers compute it with a loop).
+#pragma once
+
+#include <cuda.h>
+
+#include <cstdint>
+
+#include <cub/block/block_scan.cuh>
+
+#include "../arch/wgmma.cuh"
+#include "../status.cuh"
+#include "../types.cuh"
+#include "gemm_indirect_kernel.cuh"
+#include "gemm_tma_wgmma.cuh"
+
+namespace tgemm::kernel {
+
+/// Threads of the one block of prepare_device_groups (it walks the groups this many at a time).
+inline constexpr int prepare_groups_threads = 1024;
+
+/// Points the tensor map at `map` (global memory) at a matrix of `lines` lines of `contiguous` elements, `ld_bytes`
+/// apart, starting at `base`: its address, extents and strides replaced in place, the rest (element type, box,
+/// swizzle) as the host encoded it. A rank-3 map with one matrix (the kernel's loads are 3-D): its matrix stride
+/// spans the lines.
+__device__ __forceinline__ void point_tensor_map(CUtensorMap* map, const void* base, int contiguous, int lines,
+                                                 int64_t ld_bytes) {
+#if TGEMM_HAS_WGMMA
+  const uint64_t address = __cvta_generic_to_global(map);
+  const int64_t matrix_bytes = (ld_bytes * lines + 15) / 16 * 16;
+  asm volatile("tensormap.replace.tile.global_address.global.b1024.b64 [%0], %1;" ::"l"(address),
+               "l"(reinterpret_cast<uint64_t>(base))
+               : "memory");
+  asm volatile("tensormap.replace.tile.global_dim.global.b1024.b32 [%0], 0, %1;" ::"l"(address), "r"(contiguous)
+               : "memory");
+  asm volatile("tensormap.replace.tile.global_dim.global.b1024.b32 [%0], 1, %1;" ::"l"(address), "r"(lines)
+               : "memory");
+  asm volatile("tensormap.replace.tile.global_stride.global.b1024.b64 [%0], 0, %1;" ::"l"(address), "l"(ld_bytes)
+               : "memory");
+  asm volatile("tensormap.replace.tile.global_stride.global.b1024.b64 [%0], 1, %1;" ::"l"(address), "l"(matrix_bytes)
+               : "memory");
+#else
+  (void)map, (void)base, (void)contiguous, (void)lines, (void)ld_bytes;
+#endif
+}
+
+/// One block of prepare_groups_threads threads: groups[0 .. count) of `products` (device-side groups) into `out`
+/// (count descriptions, 128-byte aligned) and `items`, for the grouped Hopper kernel of Policy and the column-major op
+/// pair (OpA, OpB); template_a and template_b are maps the host encoded for that op pair and Policy's boxes (any
+/// address and extents: point_tensor_map replaces them). Groups that fail their checks, and empty ones, get no tiles.
+template <class Policy, op OpA, op OpB, class Products>
+__global__ void __launch_bounds__(prepare_groups_threads)
+    prepare_device_groups(const Products products, const float alpha, const float beta,
+                          const __grid_constant__ CUtensorMap template_a, const __grid_constant__ CUtensorMap template_b,
+                          tma_wgmma_group<typename Policy::element_c>* out, int* items, const int count) {
+#if TGEMM_HAS_WGMMA
+  using element = typename Policy::element_a;
+  using element_c = typename Policy::element_c;
+  using scan = cub::BlockScan<int, prepare_groups_threads>;
+  __shared__ typename scan::TempStorage scratch;
+  int running = 0;  // the tiles of the groups before this pass
+  for (int first = 0; first < count; first += prepare_groups_threads) {
+    const int i = first + int(threadIdx.x);
+    int tiles = 0;
+    if (i < count) {
+      indirect_product<element, element, element_c> p;
+      const status checked = products.read(i, alpha != 0.0f, p);
+      products.report(i, checked);
+      tma_wgmma_group<element_c>& g = out[i];
+      const auto& q = p.operands;
+      const bool runs = checked == status::success && q.m > 0 && q.n > 0;
+      const int64_t k = alpha != 0.0f ? q.k : 0;  // alpha = 0: C = beta C, A and B unread
+      const bool tma_ready = reinterpret_cast<uintptr_t>(q.a) % 16 == 0 && reinterpret_cast<uintptr_t>(q.b) % 16 == 0 &&
+                             (q.lda * int64_t(sizeof(element))) % 16 == 0 && (q.ldb * int64_t(sizeof(element))) % 16 == 0;
+      g.c = p.c, g.ldc = p.ldc;
+      g.m = runs ? int(q.m) : 0, g.n = runs ? int(q.n) : 0, g.k = runs ? int(k) : 0;
+      g.alpha = alpha, g.beta = beta, g.tma_store = 0;
+      g.direct = runs && k > 0 && !tma_ready ? 1 : 0;
+      g.a = q.a, g.b = q.b, g.lda = q.lda, g.ldb = q.ldb;
+      if (runs && k > 0 && tma_ready) {
+        g.map_a = template_a, g.map_b = template_b;
+        const int64_t bytes = int64_t(sizeof(element));
+        if constexpr (OpA == op::transpose) {  // K-major: lines of k, one per row
+          point_tensor_map(&g.map_a, q.a, int(k), int(q.m), q.lda * bytes);
+        } else {  // MN-major: lines of m, one per k
+          point_tensor_map(&g.map_a, q.a, int(q.m), int(k), q.lda * bytes);
+        }
+        if constexpr (OpB == op::none) {  // K-major: lines of k, one per column
+          point_tensor_map(&g.map_b, q.b, int(k), int(q.n), q.ldb * bytes);
+        } else {  // MN-major: lines of n, one per k
+          point_tensor_map(&g.map_b, q.b, int(q.n), int(k), q.ldb * bytes);
+        }
+      }
+      if (runs) {
+        tiles = int(((q.m + Policy::block_m - 1) / Policy::block_m) * ((q.n + Policy::block_n - 1) / Policy::block_n));
+      }
+    }
+    int before = 0, total = 0;
+    scan(scratch).ExclusiveSum(tiles, before, total);
+    __syncthreads();  // the scan's storage is used again by the next pass
+    if (i < count) out[i].first_item = running + before;
+    running += total;
+  }
+  if (threadIdx.x == 0) *items = running;
+  // The maps were written through the generic proxy; the grouped kernel reads them through the tensor-map proxy
+  // (and acquires each before its first copy).
+  asm volatile("fence.proxy.tensormap::generic.release.gpu;" ::: "memory");
+#else
+  (void)products, (void)alpha, (void)beta, (void)template_a, (void)template_b, (void)out, (void)items, (void)count;
+#endif
+}
+
+}  // namespace tgemm::kernel
