@@ -285,7 +285,10 @@ status gemm_batched(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_
 /// (its C untouched); where `group_status` (device memory, group_count int32_t) is not null, the kernel writes each
 /// group's tgemm::status there as an int (0: success). Groups with m or n of 0 are nothing to do; k of 0, or alpha
 /// of 0, computes C = beta C. Runs as tgemm::gemm_batched() does (the table's medium or small tile, chosen from the
-/// bounds; a direct loop for operands not aligned for its loads). No workspace.
+/// bounds; a direct loop for operands not aligned for its loads), no workspace; except for A, B and C of one 16-bit
+/// type without a fused epilogue on an sm_90 GPU running the sm_90a image: there a first launch checks the groups and
+/// makes their tensor maps on the GPU, into group_count x 512 + 128 bytes taken from tgemm's pool, and the Hopper
+/// kernel's persistent blocks walk every group's tiles (host/indirect_dispatcher.cuh).
 ///
 /// \return status::success once the launches are enqueued; group_count < 0 or a negative bound is
 /// invalid_dimension, a null `groups` with group_count > 0 null_pointer; invalid_layout, invalid_op and
