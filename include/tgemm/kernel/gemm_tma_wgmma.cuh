@@ -119,11 +119,11 @@ inline constexpr int tma_wgmma_group_capacity = 16;
 /// The products of a grouped launch from the host (tgemm::gemm_grouped()): the kernel's parameter.
 template <class ElementC>
 struct tma_wgmma_groups {
-  static constexpr bool in_device_memory = false;
-  using element_c = ElementC;
+  static constexpr bool in_device_memory = false;  ///< The descriptions are the kernel's parameter.
   tma_wgmma_group<ElementC> group[tma_wgmma_group_capacity];  ///< The first `count` are used.
   int count;  ///< Products in the launch.
   int items;  ///< Their tiles together: the work items.
+  /// The work items of the launch.
   __device__ __forceinline__ int total_items() const { return items; }
   /// The group that work item `item` belongs to: the last whose first_item is at most `item` (a few: a scan).
   __device__ __forceinline__ const tma_wgmma_group<ElementC>& of(int item) const {
@@ -138,11 +138,11 @@ struct tma_wgmma_groups {
 /// they have together, in the same stream before this launch.
 template <class ElementC>
 struct tma_wgmma_device_groups {
-  static constexpr bool in_device_memory = true;
-  using element_c = ElementC;
+  static constexpr bool in_device_memory = true;  ///< The descriptions are in global memory.
   const tma_wgmma_group<ElementC>* group;  ///< `count` descriptions in global memory.
   const int* items;                        ///< Their tiles together (groups skipped or empty have none).
   int count;                               ///< Groups.
+  /// The work items of the launch (read from global memory: only the GPU knows them).
   __device__ __forceinline__ int total_items() const { return *items; }
   /// The group that work item `item` belongs to: the last whose first_item is at most `item` (a binary search: groups
   /// without tiles share the first_item of the next).
