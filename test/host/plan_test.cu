@@ -1118,7 +1118,9 @@ TEST_CASE("gemm_grouped on an H200 running the sm_90a image: which groups run to
   using tgemm::detail::hopper_group_run;
   using tgemm::detail::plan_hopper_group_run;
   // Fake device pointers (plans never dereference them), 2^32 bytes apart: each group its own A, B and C.
-  const auto at = [](int64_t index) { return reinterpret_cast<bf16*>((uintptr_t(1) << 40) + (uintptr_t(index) << 32)); };
+  const auto at = [](int64_t index) {
+    return reinterpret_cast<bf16*>((uintptr_t(1) << 40) + (uintptr_t(index) << 32));
+  };
   const auto expert = [&](int i, int64_t m, int64_t n, int64_t k) {
     group g;
     g.m = m, g.n = n, g.k = k;

@@ -5,13 +5,13 @@
 /// maps made on the GPU from the host's templates (tensormap.replace of the address, the extents and the strides: the
 /// host never sees the groups), the first work item of each (an exclusive scan of their tile counts) and the work
 /// items in all. A group whose A or B TMA cannot read is marked `direct` (the consumers compute it with a loop).
+/// The scan is one thread's loop over shared memory, a pass of 1024 groups at a time: CUB's block scan did the same
+/// job, but its header cost every header-only translation unit seconds of compile time.
 #pragma once
 
 #include <cuda.h>
 
 #include <cstdint>
-
-#include <cub/block/block_scan.cuh>
 
 #include "../arch/wgmma.cuh"
 #include "../status.cuh"
@@ -56,14 +56,14 @@ __device__ __forceinline__ void point_tensor_map(CUtensorMap* map, const void* b
 template <class Policy, op OpA, op OpB, class Products>
 __global__ void __launch_bounds__(prepare_groups_threads)
     prepare_device_groups(const Products products, const float alpha, const float beta,
-                          const __grid_constant__ CUtensorMap template_a, const __grid_constant__ CUtensorMap template_b,
+                          const __grid_constant__ CUtensorMap template_a,
+                          const __grid_constant__ CUtensorMap template_b,
                           tma_wgmma_group<typename Policy::element_c>* out, int* items, const int count) {
 #if TGEMM_HAS_WGMMA
   using element = typename Policy::element_a;
   using element_c = typename Policy::element_c;
-  using scan = cub::BlockScan<int, prepare_groups_threads>;
-  __shared__ typename scan::TempStorage scratch;
-  int running = 0;  // the tiles of the groups before this pass
+  __shared__ int pass_tiles[prepare_groups_threads];  // this pass's tile counts, then its groups' first items
+  int running = 0;  // thread 0: the tiles of the groups before this pass
   for (int first = 0; first < count; first += prepare_groups_threads) {
     const int i = first + int(threadIdx.x);
     int tiles = 0;
@@ -75,8 +75,9 @@ __global__ void __launch_bounds__(prepare_groups_threads)
       const auto& q = p.operands;
       const bool runs = checked == status::success && q.m > 0 && q.n > 0;
       const int64_t k = alpha != 0.0f ? q.k : 0;  // alpha = 0: C = beta C, A and B unread
-      const bool tma_ready = reinterpret_cast<uintptr_t>(q.a) % 16 == 0 && reinterpret_cast<uintptr_t>(q.b) % 16 == 0 &&
-                             (q.lda * int64_t(sizeof(element))) % 16 == 0 && (q.ldb * int64_t(sizeof(element))) % 16 == 0;
+      const bool tma_ready =
+          reinterpret_cast<uintptr_t>(q.a) % 16 == 0 && reinterpret_cast<uintptr_t>(q.b) % 16 == 0 &&
+          (q.lda * int64_t(sizeof(element))) % 16 == 0 && (q.ldb * int64_t(sizeof(element))) % 16 == 0;
       g.c = p.c, g.ldc = p.ldc;
       g.m = runs ? int(q.m) : 0, g.n = runs ? int(q.n) : 0, g.k = runs ? int(k) : 0;
       g.alpha = alpha, g.beta = beta, g.tma_store = 0;
@@ -100,11 +101,18 @@ __global__ void __launch_bounds__(prepare_groups_threads)
         tiles = int(((q.m + Policy::block_m - 1) / Policy::block_m) * ((q.n + Policy::block_n - 1) / Policy::block_n));
       }
     }
-    int before = 0, total = 0;
-    scan(scratch).ExclusiveSum(tiles, before, total);
-    __syncthreads();  // the scan's storage is used again by the next pass
-    if (i < count) out[i].first_item = running + before;
-    running += total;
+    pass_tiles[threadIdx.x] = tiles;
+    __syncthreads();
+    if (threadIdx.x == 0) {  // the exclusive scan, in place
+      for (int j = 0; j < prepare_groups_threads && first + j < count; ++j) {
+        const int t = pass_tiles[j];
+        pass_tiles[j] = running;
+        running += t;
+      }
+    }
+    __syncthreads();
+    if (i < count) out[i].first_item = pass_tiles[threadIdx.x];
+    __syncthreads();  // read before the next pass writes
   }
   if (threadIdx.x == 0) *items = running;
   // The maps were written through the generic proxy; the grouped kernel reads them through the tensor-map proxy
