@@ -39,6 +39,19 @@
 #else
 #define TGEMM_DISPATCH_API inline
 #endif
+/// How the dispatcher's float entry points (tgemm::gemm() and gemm_workspace_size() on float, and
+/// detail::dispatcher_facts()) are declared (..._DECLARATION, on their first declaration) and defined
+/// (..._DEFINITION): plain functions in compiled mode; in header-only mode function templates of nothing, so that
+/// their bodies, and the float kernels they reach, compile only in the translation units that call them (an inline
+/// function's body compiles in every one that includes the header: 43 kernels, most of a float caller's compile
+/// time, also in a translation unit that calls only the bf16 tgemm::gemm()). Calls read the same either way.
+#if defined(TGEMM_COMPILED)
+#define TGEMM_FLOAT_API_DECLARATION TGEMM_DISPATCH_API
+#define TGEMM_FLOAT_API_DEFINITION TGEMM_DISPATCH_API
+#else
+#define TGEMM_FLOAT_API_DECLARATION template <int Unused = 0>
+#define TGEMM_FLOAT_API_DEFINITION template <int Unused>
+#endif
 
 /// The compiled library is built from one source per element family, so that they compile side by side: each
 /// defines TGEMM_COMPILED_PART (1: float, and the float-only functions; 2: __half; 3: __nv_bfloat16; 4: float on the

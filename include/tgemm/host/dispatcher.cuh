@@ -627,7 +627,8 @@ TGEMM_GEMM_FUSED_TYPED(double, double, math_mode::strict)
 
 #if TGEMM_DEFINES_PART(1)
 
-TGEMM_DISPATCH_API status dispatcher_facts(int device, device_facts& facts) {
+TGEMM_FLOAT_API_DEFINITION
+status dispatcher_facts(int device, device_facts& facts) {
   using kernels = tuned_kernels<tuning::default_table<float, float>::type>;
   typename kernels::known_device uncached;
   const typename kernels::known_device* known = nullptr;
@@ -644,9 +645,9 @@ TGEMM_END_DISPATCH_NAMESPACE
 namespace tgemm {
 TGEMM_BEGIN_DISPATCH_NAMESPACE
 
-TGEMM_DISPATCH_API status gemm(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, float alpha,
-                               const float* A, int64_t lda, const float* B, int64_t ldb, float beta, float* C,
-                               int64_t ldc, cudaStream_t stream) {
+TGEMM_FLOAT_API_DEFINITION
+status gemm(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, float alpha, const float* A, int64_t lda,
+            const float* B, int64_t ldb, float beta, float* C, int64_t ldc, cudaStream_t stream) {
   detail::canonical_call<detail::gemm_types<float>> call;
   if (status s = detail::check_arguments(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, call);
       s != status::success) {
@@ -656,9 +657,9 @@ TGEMM_DISPATCH_API status gemm(layout order, op op_a, op op_b, int64_t m, int64_
   return detail::dispatch(call, stream, nullptr, nullptr);
 }
 
-TGEMM_DISPATCH_API status gemm(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, float alpha,
-                               const float* A, int64_t lda, const float* B, int64_t ldb, float beta, float* C,
-                               int64_t ldc, cudaStream_t stream, workspace ws) {
+TGEMM_FLOAT_API_DEFINITION
+status gemm(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, float alpha, const float* A, int64_t lda,
+            const float* B, int64_t ldb, float beta, float* C, int64_t ldc, cudaStream_t stream, workspace ws) {
   detail::canonical_call<detail::gemm_types<float>> call;
   if (status s = detail::check_arguments(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, call);
       s != status::success) {
@@ -668,9 +669,10 @@ TGEMM_DISPATCH_API status gemm(layout order, op op_a, op op_b, int64_t m, int64_
   return detail::dispatch(call, stream, &ws, nullptr);
 }
 
-TGEMM_DISPATCH_API status gemm_workspace_size(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k,
-                                              float alpha, const float* A, int64_t lda, const float* B, int64_t ldb,
-                                              float beta, float* C, int64_t ldc, size_t& bytes, cudaStream_t stream) {
+TGEMM_FLOAT_API_DEFINITION
+status gemm_workspace_size(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, float alpha,
+                           const float* A, int64_t lda, const float* B, int64_t ldb, float beta, float* C, int64_t ldc,
+                           size_t& bytes, cudaStream_t stream) {
   bytes = 0;
   detail::canonical_call<detail::gemm_types<float>> call;
   if (status s = detail::check_arguments(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, call);

@@ -164,24 +164,24 @@ TGEMM_BEGIN_DISPATCH_NAMESPACE
 /// work and leave C untouched; last_error() says which argument and why. Every kernel is made ready and the
 /// workspace allocated before the first launch: out_of_memory, arch_not_compiled and the like also leave C
 /// untouched. Errors of the kernels themselves surface, as with any CUDA work, at the next synchronisation.
-TGEMM_DISPATCH_API status gemm(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, float alpha,
-                               const float* A, int64_t lda, const float* B, int64_t ldb, float beta, float* C,
-                               int64_t ldc, cudaStream_t stream = nullptr);
+TGEMM_FLOAT_API_DECLARATION
+status gemm(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, float alpha, const float* A, int64_t lda,
+            const float* B, int64_t ldb, float beta, float* C, int64_t ldc, cudaStream_t stream = nullptr);
 
 /// tgemm::gemm() with the caller's workspace: nothing is allocated (what CUDA-graph capture without memory nodes
 /// needs). `ws` must hold at least gemm_workspace_size() bytes on the stream's device, aligned to 256 bytes; a
 /// smaller one returns status::workspace_too_small before any device work. The buffer must not be used by other
 /// work until this call's work on `stream` is done.
-TGEMM_DISPATCH_API status gemm(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, float alpha,
-                               const float* A, int64_t lda, const float* B, int64_t ldb, float beta, float* C,
-                               int64_t ldc, cudaStream_t stream, workspace ws);
+TGEMM_FLOAT_API_DECLARATION
+status gemm(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, float alpha, const float* A, int64_t lda,
+            const float* B, int64_t ldb, float beta, float* C, int64_t ldc, cudaStream_t stream, workspace ws);
 
 /// The workspace bytes tgemm::gemm() with these arguments needs on the stream's device (0 for most calls: only
 /// repacking, split-K and a staged C need any). Plans the call and launches nothing.
-TGEMM_DISPATCH_API status gemm_workspace_size(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k,
-                                              float alpha, const float* A, int64_t lda, const float* B, int64_t ldb,
-                                              float beta, float* C, int64_t ldc, size_t& bytes,
-                                              cudaStream_t stream = nullptr);
+TGEMM_FLOAT_API_DECLARATION
+status gemm_workspace_size(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, float alpha,
+                           const float* A, int64_t lda, const float* B, int64_t ldb, float beta, float* C, int64_t ldc,
+                           size_t& bytes, cudaStream_t stream = nullptr);
 
 /// C = alpha op(A) op(B) + beta C for 16-bit or double inputs on the tensor cores, or for float inputs with per-call
 /// options: A and B of type __half or __nv_bfloat16, C of that type or float, alpha and beta float; the products are
@@ -366,7 +366,8 @@ namespace detail {
 TGEMM_BEGIN_DISPATCH_NAMESPACE
 /// The facts tgemm::gemm()'s float kernels plan with on `device` (made current by the caller): read on first use,
 /// then cached. For tests and diagnostics.
-TGEMM_DISPATCH_API status dispatcher_facts(int device, device_facts& facts);
+TGEMM_FLOAT_API_DECLARATION
+status dispatcher_facts(int device, device_facts& facts);
 TGEMM_END_DISPATCH_NAMESPACE
 }  // namespace detail
 }  // namespace tgemm
