@@ -47,9 +47,11 @@
 /// time, also in a translation unit that calls only the bf16 tgemm::gemm()). Calls read the same either way.
 #if defined(TGEMM_COMPILED)
 #define TGEMM_FLOAT_API_DECLARATION TGEMM_DISPATCH_API
+/// See TGEMM_FLOAT_API_DECLARATION.
 #define TGEMM_FLOAT_API_DEFINITION TGEMM_DISPATCH_API
 #else
 #define TGEMM_FLOAT_API_DECLARATION template <int Unused = 0>
+/// See TGEMM_FLOAT_API_DECLARATION.
 #define TGEMM_FLOAT_API_DEFINITION template <int Unused>
 #endif
 
