@@ -96,17 +96,14 @@ TEST_CASE("strided batches whose products fill the GPU alone run one after anoth
   batch_case c;
   c.count = 2, c.m = 1280, c.n = 1792, c.k = 64, c.gap = 8;
   const tgemm::detail::plan p = run_batch<__nv_bfloat16, __nv_bfloat16>(c);
-  int device = 0, major = 0;
-  TGEMM_CUDA_REQUIRE(cudaGetDevice(&device));
-  TGEMM_CUDA_REQUIRE(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  if (major == 9) {  // an sm_90a image on an H100/H200: 10 x 7 tiles of 128 x 256 fill more than half of it
+  if (runs_sm90a_kernels()) {  // an sm_90a image on an H100/H200: 10 x 7 tiles of 128 x 256 fill more than half of it
     CHECK(p.wgmma);
     CHECK(p.batch_in_grid);
   }
   batch_case odd = c;  // a stride TMA cannot describe: each product realigns A, then runs the Hopper kernel
   odd.stride_a = odd.span_a() + 1;
   const tgemm::detail::plan r = run_batch<__nv_bfloat16, __nv_bfloat16>(odd);
-  if (major == 9) {
+  if (runs_sm90a_kernels()) {
     CHECK(r.wgmma);
     CHECK(!r.batch_in_grid);
     CHECK(r.repacked_a);
@@ -176,13 +173,6 @@ TEST_CASE("strided batches under compute-sanitizer: one grid, scalar loads, spli
 }
 
 namespace {
-
-bool runs_sm90a_kernels() {
-  int device = 0, major = 0;
-  cudaGetDevice(&device);
-  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
-  return major == 9;
-}
 
 /// A batch the Hopper kernel walks in one grid on an H200: 40 products of 2 tiles of 128 x 256 (80 work items),
 /// ragged in every extent (200 x 248 x 104: 128-row, 256-column and 64-deep tiles).

@@ -28,14 +28,6 @@ using tgemm::op;
 using tgemm::status;
 using namespace tgemm::test;
 
-/// Whether the device runs the sm_90a kernels (an H100/H200 with an sm_90a build).
-bool on_hopper() {
-  int device = 0, major = 0;
-  TGEMM_CUDA_REQUIRE(cudaGetDevice(&device));
-  TGEMM_CUDA_REQUIRE(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  return major == 9;
-}
-
 /// The paths the fused calls of one type took, so the suite can require that each was covered.
 struct paths_seen {
   bool wgmma = false, split = false, gemv = false, tiles = false, staged = false, batch_in_grid = false;
@@ -152,8 +144,8 @@ void run_type_suite(tgemm::math_mode math) {
   // sm_90a kernel, which writes such a C itself, and double's DMMA tiles were seen not to stage it).
   if (std::is_same<AB, float>::value && math == tgemm::math_mode::strict) CHECK(seen.staged);
   CHECK(seen.batch_in_grid);
-  if (on_hopper() && !std::is_same<AB, double>::value && math != tgemm::math_mode::strict) CHECK(seen.wgmma);
-  if (on_hopper() && sizeof(AB) == 2) CHECK(seen.wgmma);
+  if (runs_sm90a_kernels() && !std::is_same<AB, double>::value && math != tgemm::math_mode::strict) CHECK(seen.wgmma);
+  if (runs_sm90a_kernels() && sizeof(AB) == 2) CHECK(seen.wgmma);
 }
 
 }  // namespace

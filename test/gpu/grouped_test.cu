@@ -89,13 +89,6 @@ std::vector<group_shape> hopper_run_shapes(op op_a, op op_b) {
   };
 }
 
-bool runs_sm90a_kernels() {
-  int device = 0, major = 0;
-  TGEMM_CUDA_REQUIRE(cudaGetDevice(&device));
-  TGEMM_CUDA_REQUIRE(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  return major == 9;
-}
-
 template <class T>
 void run_hopper_groups(layout order, op op_a, op op_b) {
   INFO(to_string(order) << " " << (op_a == op::none ? "N" : "T") << (op_b == op::none ? "N" : "T"));

@@ -24,13 +24,6 @@ using tgemm::layout;
 using tgemm::op;
 using tgemm::status;
 using namespace tgemm::test;
-
-bool runs_sm90a_kernels() {
-  int device = 0, major = 0;
-  TGEMM_CUDA_REQUIRE(cudaGetDevice(&device));
-  TGEMM_CUDA_REQUIRE(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  return major == 9;
-}
 }  // namespace
 
 TEST_CASE("gemm_batched: bf16 and fp16, both C types, both orders, every op pair; double", "[batched_pointers]") {

@@ -20,6 +20,15 @@
 
 namespace tgemm::test {
 
+/// Whether the current device is an sm_90 GPU (H100, H200), which runs the sm_90a kernels of the tests' builds: what
+/// the tests that name a Hopper-kernel path expect it to take.
+inline bool runs_sm90a_kernels() {
+  int device = 0, major = 0;
+  TGEMM_CUDA_REQUIRE(cudaGetDevice(&device));
+  TGEMM_CUDA_REQUIRE(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  return major == 9;
+}
+
 /// cudaMalloc'd memory for `count` elements of T (plus `guard` spare elements after them, for out-of-bounds
 /// checks), freed on scope exit.
 template <class T>

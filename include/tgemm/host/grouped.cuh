@@ -44,8 +44,9 @@ struct gemm_group {
 
 namespace detail {
 TGEMM_BEGIN_DISPATCH_NAMESPACE
-/// Whether gemm_grouped() tries runs of groups on the grouped Hopper kernel for these types: 16-bit A, B and C of one
-/// type (host/grouped_hopper.cuh).
+/// Whether grouped calls of these types may run on the grouped Hopper kernel (tgemm::gemm_grouped()'s runs,
+/// host/grouped_hopper.cuh; tgemm::gemm_grouped_device(), host/indirect_dispatcher.cuh): 16-bit A, B and C of one
+/// type.
 template <class TA, class TB, class TC>
 inline constexpr bool hopper_groups_for =
     std::is_same<TA, TB>::value && std::is_same<TA, TC>::value &&

@@ -64,15 +64,17 @@ struct hopper_group_run {
   int64_t tiles = 0;   ///< The run's tiles together.
 };
 
-/// The bytes [first, last) of a column-major operand of `lines` lines of `contiguous` elements, `ld` apart.
+/// The bytes [first, last) an operand occupies.
 struct byte_span {
   uintptr_t first;  ///< The first byte.
   uintptr_t last;   ///< One past the last byte.
 };
 
-inline byte_span span_of(const void* base, int64_t contiguous, int64_t lines, int64_t ld, int element_bytes) {
+/// The bytes of op(X) (rows x cols, column-major form, leading dimension ld) of 16-bit elements at `base`: the
+/// elements detail::span_of counts.
+inline byte_span bytes_of(const void* base, op operation, int64_t rows, int64_t cols, int64_t ld) {
   const uintptr_t first = reinterpret_cast<uintptr_t>(base);
-  return {first, first + uintptr_t(((lines - 1) * ld + contiguous) * element_bytes)};
+  return {first, first + uintptr_t(span_of(layout::col_major, operation, rows, cols, ld) * 2)};
 }
 
 inline bool overlap(const byte_span& x, const byte_span& y) { return x.first < y.last && y.first < x.last; }
@@ -83,8 +85,7 @@ inline bool overlap(const byte_span& x, const byte_span& y) { return x.first < y
 template <class TA, class TB, class TC>
 void plan_hopper_group_run(layout order, const gemm_group<TA, TB, TC>* groups, int64_t count,
                            const hopper_group_facts& facts, hopper_group_run<TA, TB, TC>& out) {
-  static_assert(std::is_same<TA, TB>::value && std::is_same<TA, TC>::value && element_bytes<TA> == 2,
-                "grouped Hopper launches take 16-bit A, B and C of one type");
+  static_assert(hopper_groups_for<TA, TB, TC>, "grouped Hopper launches take 16-bit A, B and C of one type");
   using table = typename tuning::table_for<TA, TC, math_mode::strict>::type;
   using policy = typename table::wgmma;
   using types = gemm_types<TA, TB, TC, float>;
@@ -114,9 +115,9 @@ void plan_hopper_group_run(layout order, const gemm_group<TA, TB, TC>* groups, i
     }
     if (p.m <= table::narrow_extent || p.n <= table::narrow_extent || p.m > limit || p.n > limit || p.k > limit) break;
     if (!tma_ready(p.a, p.lda, 2) || !tma_ready(p.b, p.ldb, 2)) break;
-    const byte_span ra = call.op_a == op::none ? span_of(p.a, p.m, p.k, p.lda, 2) : span_of(p.a, p.k, p.m, p.lda, 2);
-    const byte_span rb = call.op_b == op::none ? span_of(p.b, p.k, p.n, p.ldb, 2) : span_of(p.b, p.n, p.k, p.ldb, 2);
-    const byte_span wc = span_of(call.update.c, p.m, p.n, call.update.ldc, 2);
+    const byte_span ra = bytes_of(p.a, call.op_a, p.m, p.k, p.lda);
+    const byte_span rb = bytes_of(p.b, call.op_b, p.k, p.n, p.ldb);
+    const byte_span wc = bytes_of(call.update.c, op::none, p.m, p.n, call.update.ldc);
     bool independent = true;
     for (int j = 0; j < length; ++j) {
       independent = independent && !overlap(wc, reads[j][0]) && !overlap(wc, reads[j][1]) &&

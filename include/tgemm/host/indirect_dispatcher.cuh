@@ -142,9 +142,8 @@ struct indirect_kernels {
   /// Whether device-side groups of these types may run on the grouped Hopper kernel: 16-bit A, B and C of one type, no
   /// fused epilogue, and a table with an sm_90a policy.
   static constexpr bool hopper_groups = [] {
-    using element = typename policy::element_a;
-    if constexpr (Fused || !std::is_same<element, typename policy::element_b>::value ||
-                  !std::is_same<element, typename policy::element_c>::value || element_bytes<element> != 2) {
+    if constexpr (Fused || !hopper_groups_for<typename policy::element_a, typename policy::element_b,
+                                              typename policy::element_c>) {
       return false;
     } else {
       return !std::is_void<typename Table::wgmma>::value;

@@ -133,6 +133,18 @@ struct wgmma_kernels {
   }
 
  private:
+  /// Encodes the map through which the kernel reads op(A) (mn = m rows, k deep, leading dimension ld; block_mn =
+  /// block_m) or op(B) (mn = n columns; block_n): an operand read along k (`k_major`: op(A) = A^T, op(B) = B) as k
+  /// contiguous, Policy::operand_parts lines per row (3xTF32's split copies) in boxes of block_mn lines; one read along
+  /// mn as mn contiguous, one line per k, in boxes of block_k lines. `batches` and `stride` as
+  /// arch::encode_sw128_map takes them (one matrix by default).
+  template <class T>
+  static bool encode_operand(CUtensorMap& map, bool k_major, const T* base, int64_t mn, int64_t k, int64_t ld,
+                             int block_mn, int64_t batches = 1, int64_t stride = 0) {
+    return k_major ? arch::encode_sw128_map(map, base, k, Policy::operand_parts * mn, ld, block_mn, batches, stride)
+                   : arch::encode_sw128_map(map, base, mn, k, ld, Policy::block_k, batches, stride);
+  }
+
   template <op OpA, op OpB, bool Sliced, bool Fused = false>
   static status prepare_one(int device) {
     static_assert(!Sliced || std::is_same<C, float>::value, "split-K partials are float: use the float C policy");
@@ -150,7 +162,6 @@ struct wgmma_kernels {
                     const batch_shape& batch = batch_shape{}, const device::epilogue_terms<C, float>& terms = {}) {
     CUtensorMap map_a{}, map_b{};
     const bool k_major_a = op_a == op::transpose, k_major_b = op_b == op::none;
-    constexpr int parts = Policy::operand_parts;  // lines per row of op(A) (column of op(B)): big, small
     // Rank-3 maps: the third dimension walks a strided batch's products (one matrix for a single GEMM, or for an
     // operand every product shares).
     const int64_t products = batch.count > 1 ? batch.count : 1;
@@ -158,10 +169,8 @@ struct wgmma_kernels {
     const int64_t batches_b = products > 1 && batch.stride_b != 0 ? products : 1;
     const bool encoded =
         k == 0 ||
-        ((k_major_a ? arch::encode_sw128_map(map_a, a, k, parts * m, lda, Policy::block_m, batches_a, batch.stride_a)
-                    : arch::encode_sw128_map(map_a, a, m, k, lda, Policy::block_k, batches_a, batch.stride_a)) &&
-         (k_major_b ? arch::encode_sw128_map(map_b, b, k, parts * n, ldb, Policy::block_n, batches_b, batch.stride_b)
-                    : arch::encode_sw128_map(map_b, b, n, k, ldb, Policy::block_k, batches_b, batch.stride_b)));
+        (encode_operand(map_a, k_major_a, a, m, k, lda, Policy::block_m, batches_a, batch.stride_a) &&
+         encode_operand(map_b, k_major_b, b, n, k, ldb, Policy::block_n, batches_b, batch.stride_b));
     if (!encoded) {
       return fail(status::cuda_error, cudaSuccess,
                   "the driver refused a tensor map (cuTensorMapEncodeTiled) for %lld x %lld x %lld, lda %lld, ldb %lld",
@@ -265,10 +274,8 @@ struct wgmma_kernels {
       const Group& g = groups[i];
       kernel::tma_wgmma_group<C>& to = list.group[i];
       const bool encoded =
-          (op_a == op::transpose ? arch::encode_sw128_map(to.map_a, g.a, g.k, g.m, g.lda, Policy::block_m, 1, 0)
-                                 : arch::encode_sw128_map(to.map_a, g.a, g.m, g.k, g.lda, Policy::block_k, 1, 0)) &&
-          (op_b == op::none ? arch::encode_sw128_map(to.map_b, g.b, g.k, g.n, g.ldb, Policy::block_n, 1, 0)
-                            : arch::encode_sw128_map(to.map_b, g.b, g.n, g.k, g.ldb, Policy::block_k, 1, 0));
+          encode_operand(to.map_a, op_a == op::transpose, g.a, g.m, g.k, g.lda, Policy::block_m) &&
+          encode_operand(to.map_b, op_b == op::none, g.b, g.n, g.k, g.ldb, Policy::block_n);
       if (!encoded) {
         return fail(status::cuda_error, cudaSuccess,
                     "the driver refused a tensor map (cuTensorMapEncodeTiled) for product %d of a grouped launch, "
@@ -326,10 +333,10 @@ struct wgmma_kernels {
     const B* base_b = reinterpret_cast<const B*>(descriptions);
     CUtensorMap template_a{}, template_b{};
     const bool encoded =
-        (op_a == op::transpose ? arch::encode_sw128_map(template_a, base_a, k, m, line(k), Policy::block_m, 1, 0)
-                               : arch::encode_sw128_map(template_a, base_a, m, k, line(m), Policy::block_k, 1, 0)) &&
-        (op_b == op::none ? arch::encode_sw128_map(template_b, base_b, k, n, line(k), Policy::block_n, 1, 0)
-                          : arch::encode_sw128_map(template_b, base_b, n, k, line(n), Policy::block_k, 1, 0));
+        encode_operand(template_a, op_a == op::transpose, base_a, m, k, op_a == op::transpose ? line(k) : line(m),
+                       Policy::block_m) &&
+        encode_operand(template_b, op_b == op::none, base_b, n, k, op_b == op::none ? line(k) : line(n),
+                       Policy::block_n);
     if (!encoded) {
       return fail(status::cuda_error, cudaSuccess,
                   "the driver refused a template tensor map (cuTensorMapEncodeTiled) for device-side groups of at most "
