@@ -85,6 +85,22 @@ TEST_CASE("gemm_grouped_device: 16-bit groups run on the grouped Hopper kernel, 
   CHECK(plans.grouped_hopper_groups() == (runs_sm90a_kernels() ? 6 * 7 : 0));
 }
 
+TEST_CASE("gemm_grouped_device: more groups than the grouped Hopper kernel keeps in shared memory", "[grouped_device]") {
+  // 70 groups (the kernel's table holds 64 summaries: past that each block looks its groups up in global memory), small
+  // and varied: m = 8 .. 215 (C's of a multiple of 8 rows leave through TMA stores with beta = 0, the others through
+  // the registers), one empty group, n of 120 to 136, k of 72 to 76; beta = 0, then 0.5 (C read, no TMA stores).
+  std::vector<group_shape> shapes;
+  for (int g = 0; g < 70; ++g) {
+    shapes.push_back({op::none, op::none, g == 33 ? 0 : 8 + 3 * g, 136 - (g % 3) * 8, 72 + g % 5, 1.0, 0.0});
+  }
+  tgemm::detail::record_plans plans;
+  run_grouped_device<__nv_bfloat16, __nv_bfloat16>(layout::col_major, op::none, op::none, shapes,
+                                                   tgemm::math_mode::strict);
+  shapes[0].beta = 0.5;
+  run_grouped_device<__half, __half>(layout::row_major, op::transpose, op::none, shapes, tgemm::math_mode::strict);
+  CHECK(plans.grouped_hopper_groups() == (runs_sm90a_kernels() ? 2 * 70 : 0));
+}
+
 TEST_CASE("gemm_grouped_device: bad groups are skipped with their status, bad calls touch nothing", "[grouped_device]") {
   const std::vector<group_shape> shapes(4, group_shape{op::none, op::none, 40, 24, 16, 1.0, 0.0, 0});
   auto groups = make_groups<__nv_bfloat16, __nv_bfloat16>(layout::col_major, shapes);
@@ -139,7 +155,10 @@ TEST_CASE("gemm_batched and gemm_grouped_device under compute-sanitizer: tiles, 
                               tgemm::math_mode::strict, 1);
   run_grouped_device<__half, float>(layout::row_major, op::none, op::transpose, expert_shapes(1.0, 0.5, true),
                                            tgemm::math_mode::strict);
-  // The grouped Hopper kernel on an H200 (maps made on the GPU, the direct loop for the misaligned group).
+  // The grouped Hopper kernel on an H200 (maps made on the GPU, the direct loop for the misaligned group), and with
+  // beta = 0 C's maps too (TMA stores for the groups whose C allows them).
   run_grouped_device<__nv_bfloat16, __nv_bfloat16>(layout::col_major, op::transpose, op::none,
                                                    expert_shapes(1.0, 0.5), tgemm::math_mode::strict);
+  run_grouped_device<__nv_bfloat16, __nv_bfloat16>(layout::col_major, op::none, op::none, expert_shapes(1.0, 0.0),
+                                                   tgemm::math_mode::strict);
 }

@@ -315,8 +315,9 @@ struct wgmma_kernels {
   /// most max_m x max_n x max_k in the column-major form, op pair (op_a, op_b)) in two launches on `stream`:
   /// kernel::prepare_device_groups writes their descriptions, tensor maps and work items to `descriptions` (count of
   /// them, 128-byte aligned) and `items` (one int), then the grouped kernel (at most `blocks` persistent blocks) walks
-  /// them. The maps are made on the GPU from two templates encoded here for the op pair; groups TMA cannot read run a
-  /// direct loop. count x the bounds' tiles must be below 2^31, the bounds below 2^31 - 256.
+  /// them. The maps are made on the GPU from templates encoded here for the op pair (and C's, where the epilogue
+  /// stores through TMA: 16-bit C, beta = 0); groups TMA cannot read run a direct loop. count x the bounds' tiles
+  /// must be below 2^31, the bounds below 2^31 - 256.
   template <class Products>
   static status launch_device_groups(op op_a, op op_b, const Products& products, float alpha, float beta,
                                      int64_t max_m, int64_t max_n, int64_t max_k, int count,
@@ -337,6 +338,13 @@ struct wgmma_kernels {
                        Policy::block_m) &&
         encode_operand(template_b, op_b == op::none, base_b, n, k, op_b == op::none ? line(k) : line(n),
                        Policy::block_n);
+    // C's template, for the epilogue's TMA stores (16-bit C with beta = 0; each group's C is checked on the GPU).
+    CUtensorMap template_c{};
+    bool store_c = false;
+    if constexpr (Policy::epilogue_store_columns > 0) {
+      store_c = beta == 0.0f && arch::encode_sw128_map(template_c, reinterpret_cast<const C*>(descriptions), line(m), n,
+                                                      line(m), Policy::epilogue_store_columns);
+    }
     if (!encoded) {
       return fail(status::cuda_error, cudaSuccess,
                   "the driver refused a template tensor map (cuTensorMapEncodeTiled) for device-side groups of at most "
@@ -365,7 +373,7 @@ struct wgmma_kernels {
       }
       if (status s = launch_kernel(prepare, dim3(1), dim3(kernel::prepare_groups_threads), 0, stream, device,
                                    "launching the preparation of device-side groups", products, alpha, beta,
-                                   template_a, template_b, descriptions, items, count);
+                                   template_a, template_b, template_c, store_c, descriptions, items, count);
           s != status::success) {
         return s;
       }

@@ -144,19 +144,51 @@ struct tma_wgmma_device_groups {
   int count;                               ///< Groups.
   /// The work items of the launch (read from global memory: only the GPU knows them).
   __device__ __forceinline__ int total_items() const { return *items; }
+
+  /// What a block needs of a group to walk its tiles.
+  struct summary {
+    int first_item;  ///< See tma_wgmma_group.
+    int m;           ///< See tma_wgmma_group.
+    int n;           ///< See tma_wgmma_group.
+    int k;           ///< See tma_wgmma_group.
+    int direct;      ///< See tma_wgmma_group.
+  };
+  /// Launches of at most this many groups keep their summaries in shared memory (table_bytes), which each block fills
+  /// once: looking a work item's group up there costs no global-memory round trips (a binary search in global memory
+  /// cost three to five dependent loads per tile, before each tile's first wgmma). More groups: looked up in place.
+  static constexpr int table_capacity = 64;
+  /// Shared memory the table takes.
+  static constexpr int table_bytes = table_capacity * int(sizeof(summary));
+  /// Whether the table holds every group.
+  __device__ __forceinline__ bool tabled() const { return count <= table_capacity; }
+  /// Every thread of the block: the groups' summaries into `table` when it holds them all (a barrier must follow).
+  __device__ __forceinline__ void fill(summary* table) const {
+    if (!tabled()) return;
+    for (int i = int(threadIdx.x); i < count; i += int(blockDim.x)) {
+      const tma_wgmma_group<ElementC>& g = group[i];
+      table[i] = summary{g.first_item, g.m, g.n, g.k, g.direct};
+    }
+  }
   /// The group that work item `item` belongs to: the last whose first_item is at most `item` (a binary search: groups
-  /// without tiles share the first_item of the next).
-  __device__ __forceinline__ const tma_wgmma_group<ElementC>& of(int item) const {
+  /// without tiles share the first_item of the next), in `table` when it holds every group.
+  __device__ __forceinline__ int index_of(int item, const summary* table) const {
     int low = 0, high = count - 1;
+    const bool in_table = tabled();
     while (low < high) {
       const int middle = (low + high + 1) / 2;
-      if (group[middle].first_item <= item) {
+      if ((in_table ? table[middle].first_item : group[middle].first_item) <= item) {
         low = middle;
       } else {
         high = middle - 1;
       }
     }
-    return group[low];
+    return low;
+  }
+  /// Group `index`'s summary, from `table` when it holds every group.
+  __device__ __forceinline__ summary summary_of(int index, const summary* table) const {
+    if (tabled()) return table[index];
+    const tma_wgmma_group<ElementC>& g = group[index];
+    return summary{g.first_item, g.m, g.n, g.k, g.direct};
   }
 };
 
@@ -431,6 +463,17 @@ __global__ void __launch_bounds__(Policy::threads, 1)
   static_assert(!SlicedK || std::is_same<typename Policy::element_c, float>::value,
                 "split-K partial products are float");
 
+  // Device-side groups: their summaries in shared memory (see tma_wgmma_device_groups::fill).
+  using group_summary = typename std::conditional_t<device_groups, Groups, tma_wgmma_device_groups<float>>::summary;
+  [[maybe_unused]] group_summary* group_table = nullptr;
+  if constexpr (device_groups) {
+    static_assert(Policy::shared_bytes + Groups::table_bytes <= 227 * 1024,
+                  "the device-side groups' table does not fit beside the policy's shared memory");
+    __shared__ group_summary table[Groups::table_capacity];
+    group_table = table;
+    groups.fill(table);
+  }
+
   if (threadIdx.x == 0) {
     for (int s = 0; s < stages; ++s) {
       arch::mbarrier_init(&full[s], 1);                    // the producer's expect_bytes
@@ -451,13 +494,18 @@ __global__ void __launch_bounds__(Policy::threads, 1)
         const CUtensorMap* item_map_b = &map_b;
         if constexpr (SlicedK) {
           slice_of(item, tiles, k_tiles, out.slice_steps, tile, t_begin, t_end);
+        } else if constexpr (device_groups) {
+          const int index = groups.index_of(item, group_table);
+          const group_summary g = groups.summary_of(index, group_table);
+          if (g.direct) continue;  // the consumers compute it without the stages
+          item_map_a = &groups.group[index].map_a, item_map_b = &groups.group[index].map_b;
+          acquire_tensor_map(item_map_a);
+          acquire_tensor_map(item_map_b);
+          tile = item - g.first_item;
+          item_tiles_m = (g.m + Policy::block_m - 1) / Policy::block_m, item_tiles_n = (g.n + bn - 1) / bn;
+          t_end = (g.k + bk - 1) / bk;
         } else if constexpr (Grouped) {
           const tma_wgmma_group<typename Policy::element_c>& g = groups.of(item);
-          if constexpr (Groups::in_device_memory) {
-            if (g.direct) continue;  // the consumers compute it without the stages
-            acquire_tensor_map(&g.map_a);
-            acquire_tensor_map(&g.map_b);
-          }
           tile = item - g.first_item;
           item_tiles_m = (g.m + Policy::block_m - 1) / Policy::block_m, item_tiles_n = (g.n + bn - 1) / bn;
           t_end = (g.k + bk - 1) / bk;
@@ -542,8 +590,21 @@ __global__ void __launch_bounds__(Policy::threads, 1)
       int item_tiles_m = tiles_m, item_tiles_n = tiles_n;
       [[maybe_unused]] const tma_wgmma_group<element_c>* item_group = nullptr;  // a grouped launch: the item's group
       [[maybe_unused]] bool group_vector_c = false;
+      [[maybe_unused]] bool group_direct = false;  // device-side groups: see tma_wgmma_group::direct
+      [[maybe_unused]] int group_m = 0, group_n = 0;  // device-side groups: the item's group's m and n (its summary)
       if constexpr (SlicedK) {
         slice = slice_of(item, tiles, k_tiles, out.slice_steps, tile, t_begin, t_end);
+      } else if constexpr (device_groups) {
+        const int index = groups.index_of(item, group_table);
+        const group_summary g = groups.summary_of(index, group_table);
+        item_group = groups.group + index;
+        tile = item - g.first_item;
+        group_m = g.m, group_n = g.n, group_direct = g.direct != 0;
+        item_tiles_m = (g.m + Policy::block_m - 1) / Policy::block_m;
+        item_tiles_n = (g.n + bn - 1) / bn;
+        t_end = (g.k + bk - 1) / bk;
+        group_vector_c =
+            reinterpret_cast<uintptr_t>(item_group->c) % 16 == 0 && (item_group->ldc * sizeof(element_c)) % 16 == 0;
       } else if constexpr (Grouped) {
         item_group = &groups.of(item);
         tile = item - item_group->first_item;
@@ -559,6 +620,8 @@ __global__ void __launch_bounds__(Policy::threads, 1)
       // used, as out's fields were before there were groups: the other instantiations' SASS stayed the same that way
       // (local copies or lambdas made ptxas schedule their epilogues differently).
 #define TGEMM_PRODUCT(field) (Grouped ? item_group->field : out.field)
+      // C's extents: device-side groups have them from the summary (no global-memory read at the tile's end).
+#define TGEMM_PRODUCT_EXTENT(field) (device_groups ? group_##field : TGEMM_PRODUCT(field))
       // The slice's partial (SlicedK), or the product's C.
       element_c* const c_out =
           TGEMM_PRODUCT(c) + int64_t(slice) * out.slice_stride + int64_t(product) * out.batch_stride_c;
@@ -573,7 +636,7 @@ __global__ void __launch_bounds__(Policy::threads, 1)
       const int64_t row0 = int64_t(tile_m) * Policy::block_m + consumer * 64 + warp * 16;
       const int64_t col0 = int64_t(tile_n) * bn;
       if constexpr (device_groups) {
-        if (item_group->direct) {
+        if (group_direct) {
           // A group TMA cannot read (only the GPU saw its pointers): each thread of the warpgroup computes elements of
           // its 64-row strip of the tile with a loop over k, and the stages are not used.
           const auto* a = static_cast<const element*>(item_group->a);
@@ -581,7 +644,7 @@ __global__ void __launch_bounds__(Policy::threads, 1)
           const int64_t strip = int64_t(tile_m) * Policy::block_m + consumer * 64;
           for (int e = threadIdx.x % 128; e < 64 * bn; e += 128) {
             const int64_t row = strip + e % 64, col = col0 + e / 64;
-            if (row >= item_group->m || col >= item_group->n) continue;
+            if (row >= group_m || col >= group_n) continue;
             float sum = 0.0f;
             for (int64_t l = 0; l < item_group->k; ++l) {
               const int64_t lda = item_group->lda, ldb = item_group->ldb;
@@ -699,6 +762,9 @@ __global__ void __launch_bounds__(Policy::threads, 1)
       if constexpr (tma_epilogue) {
         if (TGEMM_PRODUCT(tma_store)) {
           const float alpha = TGEMM_PRODUCT(alpha);
+          if constexpr (device_groups) {  // C's map was made on the GPU too (kernel::prepare_device_groups)
+            if (store_issuer) acquire_tensor_map(&item_group->map_c);
+          }
 #pragma unroll
           for (int pass = 0; pass < bn / store_columns; ++pass) {
             if (store_issuer) arch::tma_store_wait_read<0>();
@@ -732,7 +798,7 @@ __global__ void __launch_bounds__(Policy::threads, 1)
         }
       }
       if (staged_epilogue && !Fused && (Grouped ? group_vector_c : vector_c) &&
-          row0 + 16 <= TGEMM_PRODUCT(m)) {
+          row0 + 16 <= TGEMM_PRODUCT_EXTENT(m)) {
         // 32 columns at a time: the warp writes its accumulators (wgmma's layout, arch/wgmma.cuh: rows g and g + 8
         // of its 16, columns 2t and 2t + 1 of each 8) into its staging buffer as floats, then each lane reads back
         // 8 rows of a column and writes them as 16 contiguous bytes of C (C column-major), reading C there first
@@ -758,7 +824,7 @@ __global__ void __launch_bounds__(Policy::threads, 1)
             const float4 low = *reinterpret_cast<const float4*>(staging + column * column_stride + 8 * half);
             const float4 high = *reinterpret_cast<const float4*>(staging + column * column_stride + 8 * half + 4);
             const float value[8] = {low.x, low.y, low.z, low.w, high.x, high.y, high.z, high.w};
-            if (col < TGEMM_PRODUCT(n)) {
+            if (col < TGEMM_PRODUCT_EXTENT(n)) {
               element_c* c = c_out + (row0 + 8 * half) + col * TGEMM_PRODUCT(ldc);
               alignas(16) element_c piece[8];
               if ((Grouped ? item_group->beta != 0.0f : read_c)) {
@@ -786,7 +852,7 @@ __global__ void __launch_bounds__(Policy::threads, 1)
 #pragma unroll
           for (int e = 0; e < 2; ++e) {
             const int64_t row = row0 + lane / 4 + 8 * h, col = col0 + 8 * j + 2 * (lane % 4) + e;
-            if (row < TGEMM_PRODUCT(m) && col < TGEMM_PRODUCT(n)) {
+            if (row < TGEMM_PRODUCT_EXTENT(m) && col < TGEMM_PRODUCT_EXTENT(n)) {
               element_c* c = c_out + row + col * TGEMM_PRODUCT(ldc);
               // alpha acc + beta C written out here rather than through device/epilogue.cuh's combine (the same
               // arithmetic): combine's "C or zero" argument cost 1.7-1.9 % at 4096^3 and 8192^3 (paired runs).
@@ -802,6 +868,7 @@ __global__ void __launch_bounds__(Policy::threads, 1)
         }
       }
     }
+#undef TGEMM_PRODUCT_EXTENT
 #undef TGEMM_PRODUCT
     if constexpr (tma_epilogue) {
       if (store_issuer) arch::tma_store_wait<0>();  // the staging tiles must outlive the copies reading them

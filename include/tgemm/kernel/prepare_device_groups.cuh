@@ -3,7 +3,7 @@
 /// block reads every group's description from device memory, checks it as the indirect kernel does (each status to
 /// the caller's array), and writes what the grouped kernel reads: each group's sizes, scalars and C, its two tensor
 /// maps made on the GPU from the host's templates (tensormap.replace of the address, the extents and the strides: the
-/// host never sees the groups), the first work item of each (an exclusive scan of their tile counts) and the work
+/// host never sees the groups; C's too where the epilogue stores through TMA), the first work item of each (an exclusive scan of their tile counts) and the work
 /// items in all. A group whose A or B TMA cannot read is marked `direct` (the consumers compute it with a loop).
 /// The scan is one thread's loop over shared memory, a pass of 1024 groups at a time: CUB's block scan did the same
 /// job, but its header cost every header-only translation unit seconds of compile time.
@@ -24,15 +24,13 @@ namespace tgemm::kernel {
 /// Threads of the one block of prepare_device_groups (it walks the groups this many at a time).
 inline constexpr int prepare_groups_threads = 1024;
 
-/// Points the tensor map at `map` (global memory) at a matrix of `lines` lines of `contiguous` elements, `ld_bytes`
-/// apart, starting at `base`: its address, extents and strides replaced in place, the rest (element type, box,
-/// swizzle) as the host encoded it. A rank-3 map with one matrix (the kernel's loads are 3-D): its matrix stride
-/// spans the lines.
-__device__ __forceinline__ void point_tensor_map(CUtensorMap* map, const void* base, int contiguous, int lines,
-                                                 int64_t ld_bytes) {
+/// Points the rank-2 tensor map at `map` (global memory) at a matrix of `lines` lines of `contiguous` elements,
+/// `ld_bytes` apart, starting at `base`: its address, extents and line stride replaced in place, the rest (element
+/// type, box, swizzle) as the host encoded it. C's map (the epilogue's TMA stores) is one.
+__device__ __forceinline__ void point_tensor_map_2d(CUtensorMap* map, const void* base, int contiguous, int lines,
+                                                    int64_t ld_bytes) {
 #if TGEMM_HAS_WGMMA
   const uint64_t address = __cvta_generic_to_global(map);
-  const int64_t matrix_bytes = (ld_bytes * lines + 15) / 16 * 16;
   asm volatile("tensormap.replace.tile.global_address.global.b1024.b64 [%0], %1;" ::"l"(address),
                "l"(reinterpret_cast<uint64_t>(base))
                : "memory");
@@ -42,22 +40,38 @@ __device__ __forceinline__ void point_tensor_map(CUtensorMap* map, const void* b
                : "memory");
   asm volatile("tensormap.replace.tile.global_stride.global.b1024.b64 [%0], 0, %1;" ::"l"(address), "l"(ld_bytes)
                : "memory");
-  asm volatile("tensormap.replace.tile.global_stride.global.b1024.b64 [%0], 1, %1;" ::"l"(address), "l"(matrix_bytes)
-               : "memory");
 #else
   (void)map, (void)base, (void)contiguous, (void)lines, (void)ld_bytes;
+#endif
+}
+
+/// point_tensor_map_2d() for the operands' rank-3 maps (the kernel's loads are 3-D) holding one matrix: its matrix
+/// stride spans the lines.
+__device__ __forceinline__ void point_tensor_map(CUtensorMap* map, const void* base, int contiguous, int lines,
+                                                 int64_t ld_bytes) {
+  point_tensor_map_2d(map, base, contiguous, lines, ld_bytes);
+#if TGEMM_HAS_WGMMA
+  const int64_t matrix_bytes = (ld_bytes * lines + 15) / 16 * 16;
+  asm volatile("tensormap.replace.tile.global_stride.global.b1024.b64 [%0], 1, %1;" ::"l"(
+                   __cvta_generic_to_global(map)),
+               "l"(matrix_bytes)
+               : "memory");
 #endif
 }
 
 /// One block of prepare_groups_threads threads: groups[0 .. count) of `products` (device-side groups) into `out`
 /// (count descriptions, 128-byte aligned) and `items`, for the grouped Hopper kernel of Policy and the column-major op
 /// pair (OpA, OpB); template_a and template_b are maps the host encoded for that op pair and Policy's boxes (any
-/// address and extents: point_tensor_map replaces them). Groups that fail their checks, and empty ones, get no tiles.
+/// address and extents: point_tensor_map replaces them). template_c is C's for the epilogue's TMA stores, where
+/// `store_c` is set (the host sets it for 16-bit C with beta = 0); a group whose C TMA can write (16-byte aligned, ldc
+/// and m multiples of 16 bytes, as the host asks of a single product's C) gets its own copy and stores through it.
+/// Groups that fail their checks, and empty ones, get no tiles.
 template <class Policy, op OpA, op OpB, class Products>
 __global__ void __launch_bounds__(prepare_groups_threads)
     prepare_device_groups(const Products products, const float alpha, const float beta,
                           const __grid_constant__ CUtensorMap template_a,
                           const __grid_constant__ CUtensorMap template_b,
+                          const __grid_constant__ CUtensorMap template_c, const bool store_c,
                           tma_wgmma_group<typename Policy::element_c>* out, int* items, const int count) {
 #if TGEMM_HAS_WGMMA
   using element = typename Policy::element_a;
@@ -80,8 +94,15 @@ __global__ void __launch_bounds__(prepare_groups_threads)
           (q.lda * int64_t(sizeof(element))) % 16 == 0 && (q.ldb * int64_t(sizeof(element))) % 16 == 0;
       g.c = p.c, g.ldc = p.ldc;
       g.m = runs ? int(q.m) : 0, g.n = runs ? int(q.n) : 0, g.k = runs ? int(k) : 0;
-      g.alpha = alpha, g.beta = beta, g.tma_store = 0;
+      const bool tma_store = store_c && runs && reinterpret_cast<uintptr_t>(p.c) % 16 == 0 &&
+                             (p.ldc * int64_t(sizeof(element_c))) % 16 == 0 &&
+                             (q.m * int64_t(sizeof(element_c))) % 16 == 0;
+      g.alpha = alpha, g.beta = beta, g.tma_store = tma_store ? 1 : 0;
       g.direct = runs && k > 0 && !tma_ready ? 1 : 0;
+      if (tma_store) {
+        g.map_c = template_c;
+        point_tensor_map_2d(&g.map_c, p.c, int(q.m), int(q.n), p.ldc * int64_t(sizeof(element_c)));
+      }
       g.a = q.a, g.b = q.b, g.lda = q.lda, g.ldb = q.ldb;
       if (runs && k > 0 && tma_ready) {
         g.map_a = template_a, g.map_b = template_b;
@@ -119,7 +140,8 @@ __global__ void __launch_bounds__(prepare_groups_threads)
   // (and acquires each before its first copy).
   asm volatile("fence.proxy.tensormap::generic.release.gpu;" ::: "memory");
 #else
-  (void)products, (void)alpha, (void)beta, (void)template_a, (void)template_b, (void)out, (void)items, (void)count;
+  (void)products, (void)alpha, (void)beta, (void)template_a, (void)template_b, (void)template_c, (void)store_c, (void)out,
+      (void)items, (void)count;
 #endif
 }
 
