@@ -402,9 +402,9 @@ TEMPLATE_LIST_TEST_CASE("gemm() on sm_90a: grids under half the GPU split k on t
                         dispatched_types) {
   using T = typename TestType::first_type;
   using TC = typename TestType::second_type;
-  // 200 x 500 fills 2 x 2 tiles of 128 x 256 (and only 4 x 4 of the small tile, too few for it): k = 2100 (33 steps
-  // of 64) becomes 7 slices of 5 steps (at least 256 deep; the last ragged: TMA zero-fills past k), float partials,
-  // then the reduction into C with alpha and beta.
+  // 200 x 500 fills 2 x 2 tiles of 128 x 256 and 4 x 4 of the small tile, too few for it unsplit: k = 2100 (33 steps
+  // of 64) becomes 7 slices of 5 steps on the small tile (at least 256 deep; the last ragged: TMA zero-fills past k),
+  // float partials, then the reduction into C with alpha and beta.
   for (const layout order : {layout::col_major, layout::row_major}) {
     for (const auto& ops : op_pairs) {
       tgemm::detail::record_plans plans;
@@ -417,13 +417,15 @@ TEMPLATE_LIST_TEST_CASE("gemm() on sm_90a: grids under half the GPU split k on t
         CHECK(p.split_k);
         REQUIRE(p.step_count == 2);
         CHECK(p.steps[0].slices == 7);
+        CHECK(p.steps[0].wgmma_small);
         CHECK(p.steps[1].kind == tgemm::detail::step_kind::reduce);
         CHECK(p.steps[1].float_partials);
       }
     }
   }
-  // A misaligned A (realigned first, then split), and a skinny shape deeper than the small tile takes (16 tiles,
-  // 8 slices of 1024).
+  // A misaligned A (realigned first, then split), a skinny shape deeper than the unsplit small tile takes (64 small
+  // tiles, 2 slices of 4096), and 544 x 1024 x 4160 (k past the unsplit tiles' 4096), whose 72 small tiles are too
+  // many to split: the large tile (20 tiles), split.
   tgemm::detail::record_plans plans;
   check_call<T, TC>(dispatched{}, layout::col_major, op::none, op::transpose, 300, 513, 2048, -1.0f, 0.25f, 1);
   if (is_sm90()) {
@@ -432,7 +434,15 @@ TEMPLATE_LIST_TEST_CASE("gemm() on sm_90a: grids under half the GPU split k on t
     CHECK(plans.last().repacked_a);
   }
   check_call<T, TC>(dispatched{}, layout::col_major, op::none, op::none, 128, 4096, 8192, 1.0f, 0.0f);
-  if (is_sm90()) CHECK(plans.last().split_k);
+  if (is_sm90()) {
+    CHECK(plans.last().split_k);
+    CHECK(plans.last().steps[0].wgmma_small);
+  }
+  check_call<T, TC>(dispatched{}, layout::col_major, op::transpose, op::none, 544, 1024, 4160, 0.5f, 0.0f);
+  if (is_sm90()) {
+    CHECK(plans.last().split_k);
+    CHECK_FALSE(plans.last().steps[0].wgmma_small);
+  }
 }
 
 TEMPLATE_LIST_TEST_CASE("Hopper split-K kernel: persistent blocks walk several slices and tiles each", "[wgmma][sanitize]",

@@ -572,10 +572,15 @@ TEST_CASE("16-bit plans on an H200 running the sm_90a image: the Hopper kernel w
       }
     }
   }
+  // With a float C, k = 4096 is past the unsplit small tile's depth: k splits, on the small tile (its 64 tiles fill
+  // under half of the GPU: 2 slices of 2048, 128 work items).
   p = plan_16bit<__nv_bfloat16, float>(shape(128, 4096, 4096), f);
   CHECK(p.wgmma);
-  CHECK_FALSE(p.steps[0].wgmma_small);
+  CHECK(p.steps[0].wgmma_small);
   CHECK(p.split_k);
+  CHECK(p.steps[0].slices == 2);
+  CHECK(p.steps[0].k_per_slice == 2048);
+  CHECK(p.steps[0].threads == 256);
   // Where the small tile applies and where it does not: 2048^3 fills 128 large tiles (kept); 512 x 4096 x 2048 has 64
   // large tiles and 256 small ones (two waves: small); 768 x 4096 x 2048 would have 384 small ones (too many: the
   // large tiles, 96 of them, unsplit); 64 x 4096 x 2048 has 32 small ones (small); 1024^3 with k below 2048, 128 small
@@ -603,28 +608,46 @@ TEST_CASE("16-bit plans on an H200 running the sm_90a image: the Hopper kernel w
   p = plan_16bit<__nv_bfloat16, __nv_bfloat16>(pair, f);
   CHECK(p.wgmma);
   CHECK_FALSE(p.steps[0].wgmma_small);
-  // Deeper k, or too few small tiles: the large tile splits k when k is deep enough. 128 x 4096 x 8192 is 16 large
-  // tiles: k (128 steps of 64) becomes 8 slices of 1024, 128 work items on 128 persistent blocks; the slices' float
-  // partials follow the (empty) copies in the workspace, and the reduction adds them into C with alpha and beta.
+  // Deeper k: k splits, on the small tile where its tiles fill at most half of the GPU, else on the large one.
+  // 128 x 4096 x 8192 is 16 large tiles and 64 small ones: k (128 steps of 64) becomes 2 slices of 4096 on the small
+  // tile, 128 work items on 128 persistent blocks; the slices' float partials follow the (empty) copies in the
+  // workspace, and the reduction adds them into C with alpha and beta. 512 x 4096 x 8192 is 64 large tiles (under
+  // half the GPU) and 256 small ones: 2 slices on the large tile.
   for (const bool float_c : {false, true}) {
     p = float_c ? plan_16bit<__nv_bfloat16, float>(shape(128, 4096, 8192), f)
                 : plan_16bit<__nv_bfloat16, __nv_bfloat16>(shape(128, 4096, 8192), f);
     CHECK(kinds_of(p) == "gemm reduce");
     CHECK(p.wgmma);
-    CHECK_FALSE(p.steps[0].wgmma_small);
+    CHECK(p.steps[0].wgmma_small);
     CHECK(p.split_k);
-    CHECK(p.steps[0].slices == 8);
-    CHECK(p.steps[0].k_per_slice == 1024);
+    CHECK(p.steps[0].slices == 2);
+    CHECK(p.steps[0].k_per_slice == 4096);
     CHECK(p.steps[0].grid_x == 128);
     CHECK(p.steps[0].float_partials);
-    CHECK(p.steps[0].threads == 384);
+    CHECK(p.steps[0].threads == 256);
     CHECK(p.steps[1].float_partials);
-    CHECK(p.steps[1].slices == 8);
-    CHECK(p.workspace_bytes == size_t(8) * 128 * 4096 * 4);
-    // TGEMM_PRINT_PLAN names the kernel that runs: the float-partials twin of the entry's policy.
-    CHECK(tgemm::detail::describe(p, &values, "bfloat16", 128, 4096, 8192).find("wgmma_bf16_b128x256x64_s4_c_f32") !=
+    CHECK(p.steps[1].slices == 2);
+    CHECK(p.workspace_bytes == size_t(2) * 128 * 4096 * 4);
+    // TGEMM_PRINT_PLAN names the kernel that runs: the float-partials twin of the entry's small policy.
+    CHECK(tgemm::detail::describe(p, &values, "bfloat16", 128, 4096, 8192).find("wgmma_bf16_b64x128x64_s8_c_f32") !=
           std::string::npos);
+    p = float_c ? plan_16bit<__nv_bfloat16, float>(shape(512, 4096, 8192), f)
+                : plan_16bit<__nv_bfloat16, __nv_bfloat16>(shape(512, 4096, 8192), f);
+    CHECK(kinds_of(p) == "gemm reduce");
+    CHECK_FALSE(p.steps[0].wgmma_small);
+    CHECK(p.steps[0].slices == 2);
+    CHECK(p.steps[0].grid_x == 128);
+    CHECK(p.steps[0].threads == 384);
+    CHECK(p.workspace_bytes == size_t(2) * 512 * 4096 * 4);
+    CHECK(tgemm::detail::describe(p, &values, "bfloat16", 512, 4096, 8192).find("wgmma_bf16_b128x256x64_s4_c_f32") !=
+          std::string::npos);
+    // 544 x 1024 x 4160 (the GPU test's): 20 large tiles, 72 small ones (more than half of the GPU): the large tile.
+    p = float_c ? plan_16bit<__nv_bfloat16, float>(shape(544, 1024, 4160), f)
+                : plan_16bit<__nv_bfloat16, __nv_bfloat16>(shape(544, 1024, 4160), f);
+    CHECK(p.split_k);
+    CHECK_FALSE(p.steps[0].wgmma_small);
   }
+
   // 768 x 768 is 6 x 3 large tiles: 7 slices fill the GPU; k = 4200 is 66 steps of 64, so 7 slices of 10 steps, the
   // last one shorter (6 steps, its last one ragged).
   p = plan_16bit<__half, __half>(shape(768, 768, 4200), f);
@@ -632,10 +655,11 @@ TEST_CASE("16-bit plans on an H200 running the sm_90a image: the Hopper kernel w
   CHECK(p.wgmma);
   CHECK(p.steps[0].slices == 7);
   CHECK(p.steps[0].k_per_slice == 640);
-  // Slices of at least wgmma_split_min_slice_k (256: 4 steps): 128 x 256 is one large tile (4 small ones: too few),
-  // and k = 2048 (32 steps) takes 8 slices, not 132.
+  // Slices of at least wgmma_split_min_slice_k (256: 4 steps): 128 x 256 is one large tile and 4 small ones (too few
+  // to run unsplit), and k = 2048 (32 steps) takes 8 slices of the small tile, not 33.
   p = plan_16bit<__nv_bfloat16, __nv_bfloat16>(shape(128, 256, 2048), f);
   CHECK(p.wgmma);
+  CHECK(p.steps[0].wgmma_small);
   CHECK(p.steps[0].slices == 8);
   // Too few small tiles and k below wgmma_split_min_k (2048): the mma.sync tiles, unsplit for a 16-bit C (1024^3 split
   // four ways measured 0.76x the mma.sync plan on the Hopper kernel and 0.80x on the medium tile), split for a

@@ -62,6 +62,8 @@ TGEMM_HOPPER_KERNEL(bf16, hopper_small_policy, N, N)
 TGEMM_HOPPER_KERNEL(bf16, hopper_small_policy, T, T)
 using hopper_small_float_policy = tgemm::tuning::tensorop_f16_sm90<bf16, float>::wgmma_small;
 TGEMM_HOPPER_KERNEL(float, hopper_small_float_policy, N, N)
+// ... and its split-K kernel (the 16-bit tables split k on the small tile where its tiles fill at most half the GPU).
+TGEMM_HOPPER_KERNEL(float, hopper_small_float_policy, T, N, true)
 using hopper_tf32x3_policy = tgemm::tuning::tensorop_tf32_sm90<tgemm::math_mode::tf32x3>::wgmma;
 TGEMM_HOPPER_KERNEL(float, hopper_tf32x3_policy, T, N)
 // The grouped kernel (tgemm::gemm_grouped()), bf16 and fp16.

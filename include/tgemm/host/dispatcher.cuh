@@ -177,7 +177,7 @@ struct tuned_kernels {
       if constexpr (splits_tf32) return wgmma_kernels<wgmma_policy>::prepare_split(s.contiguous_k, device);
       return no_split_kernel(device);
     }
-    if (s.wgmma && s.slices > 1) return split_k_kernels<Table>::prepare_sliced(op_a, op_b, device);
+    if (s.wgmma && s.slices > 1) return split_k_kernels<Table>::prepare_sliced(op_a, op_b, s.wgmma_small, device);
     if constexpr (!std::is_void<wgmma_small_policy>::value) {
       if (s.wgmma && s.wgmma_small) return wgmma_kernels<wgmma_small_policy>::template prepare<Fused>(op_a, op_b, device);
     }
@@ -341,6 +341,8 @@ struct split_k_kernels {
   using partials_table = tuning::partials_entry_t<Table>;
   /// The policy of the sm_90a split-K kernel (float partials; void: none).
   using wgmma_partials_policy = wgmma_partials_t<typename Table::wgmma>;
+  /// The policy of the smaller sm_90a tile's split-K kernel (float partials; void: none).
+  using wgmma_small_partials_policy = wgmma_partials_t<typename Table::wgmma_small>;
 
   /// Makes the float-partials kernels ready on `device` (nothing for a table without them).
   static status prepare_partials(int device, const tuning::tuning_values& values);
@@ -348,13 +350,20 @@ struct split_k_kernels {
   /// unscaled products into the workspace for the reduction.
   static status launch_float_partials(op op_a, op op_b, const plan_step& s, const gemm_launch<types>& g,
                                       cudaStream_t stream, int device);
-  /// Makes the sm_90a split-K kernel for (op_a, op_b) ready on `device`.
-  static status prepare_sliced(op op_a, op op_b, int device);
+  /// Makes the sm_90a split-K kernel for (op_a, op_b) ready on `device` (the smaller tile's where `small`).
+  static status prepare_sliced(op op_a, op op_b, bool small, int device);
   /// Launches an sm_90a split step: each slice of k into its float partial in the workspace.
   static status launch_sliced(op op_a, op op_b, const plan_step& s, const gemm_launch<types>& g, cudaStream_t stream,
                               int device);
 
  private:
+  /// launch_sliced() on the split-K kernel of Policy (the large tile's or the small one's).
+  template <class Policy>
+  static status launch_sliced_on(op op_a, op op_b, const plan_step& s, const gemm_launch<types>& g,
+                                 cudaStream_t stream, int device);
+  /// The plan splits k on a tile the table has no split-K kernel for (the planner never makes such a plan).
+  static status no_sliced_kernel(bool small, int device);
+
   /// True for the kernel slots of the partials table that split steps run: the kernels of the slots the planner may
   /// split with float partials (every slot but the large tiles', which only get grids that fill the GPU; only the
   /// thin ones where the table says float_partials_thin_only). For the 16-bit tables that is the small tile, 4
@@ -437,29 +446,45 @@ status split_k_kernels<Table>::launch_float_partials(op op_a, op op_b, const pla
 }
 
 template <class Table>
-status split_k_kernels<Table>::prepare_sliced(op op_a, op op_b, int device) {
-  if constexpr (!std::is_void<wgmma_partials_policy>::value) {
-    return wgmma_kernels<wgmma_partials_policy>::prepare_sliced(op_a, op_b, device);
-  } else {
-    (void)op_a, (void)op_b;
-    return fail(status::cuda_error, cudaErrorInvalidDeviceFunction,
-                "internal error: a plan splits k on an sm_90a kernel the table does not have (device %d)", device);
+status split_k_kernels<Table>::no_sliced_kernel(bool small, int device) {
+  return fail(status::cuda_error, cudaErrorInvalidDeviceFunction,
+              "internal error: a plan splits k on an sm_90a %s tile the table does not have (device %d)",
+              small ? "small" : "large", device);
+}
+
+template <class Table>
+status split_k_kernels<Table>::prepare_sliced(op op_a, op op_b, bool small, int device) {
+  if constexpr (!std::is_void<wgmma_small_partials_policy>::value) {
+    if (small) return wgmma_kernels<wgmma_small_partials_policy>::prepare_sliced(op_a, op_b, device);
   }
+  if constexpr (!std::is_void<wgmma_partials_policy>::value) {
+    if (!small) return wgmma_kernels<wgmma_partials_policy>::prepare_sliced(op_a, op_b, device);
+  }
+  (void)op_a, (void)op_b;
+  return no_sliced_kernel(small, device);
+}
+
+template <class Table>
+template <class Policy>
+status split_k_kernels<Table>::launch_sliced_on(op op_a, op op_b, const plan_step& s, const gemm_launch<types>& g,
+                                                cudaStream_t stream, int device) {
+  return wgmma_kernels<Policy>::launch_sliced(op_a, op_b, g.problem.m, g.problem.n, g.problem.k, g.problem.a,
+                                              g.problem.lda, g.problem.b, g.problem.ldb,
+                                              reinterpret_cast<float*>(g.workspace_out), s.ld_out, s.slices,
+                                              s.k_per_slice, s.slice_stride, s.grid_x, s.tile_group, stream, device);
 }
 
 template <class Table>
 status split_k_kernels<Table>::launch_sliced(op op_a, op op_b, const plan_step& s, const gemm_launch<types>& g,
                                              cudaStream_t stream, int device) {
-  if constexpr (!std::is_void<wgmma_partials_policy>::value) {
-    return wgmma_kernels<wgmma_partials_policy>::launch_sliced(
-        op_a, op_b, g.problem.m, g.problem.n, g.problem.k, g.problem.a, g.problem.lda, g.problem.b, g.problem.ldb,
-        reinterpret_cast<float*>(g.workspace_out), s.ld_out, s.slices, s.k_per_slice, s.slice_stride, s.grid_x,
-        s.tile_group, stream, device);
-  } else {
-    (void)op_a, (void)op_b, (void)s, (void)g, (void)stream;
-    return fail(status::cuda_error, cudaErrorInvalidDeviceFunction,
-                "internal error: a plan splits k on an sm_90a kernel the table does not have (device %d)", device);
+  if constexpr (!std::is_void<wgmma_small_partials_policy>::value) {
+    if (s.wgmma_small) return launch_sliced_on<wgmma_small_partials_policy>(op_a, op_b, s, g, stream, device);
   }
+  if constexpr (!std::is_void<wgmma_partials_policy>::value) {
+    if (!s.wgmma_small) return launch_sliced_on<wgmma_partials_policy>(op_a, op_b, s, g, stream, device);
+  }
+  (void)op_a, (void)op_b, (void)g, (void)stream;
+  return no_sliced_kernel(s.wgmma_small, device);
 }
 
 /// tgemm::gemm() for a validated call: on the stream's device, plan with its facts, then (unless only the

@@ -587,7 +587,9 @@ class planner {
   /// (k at least wgmma_split_min_k, each slice at least wgmma_split_min_slice_k deep) that bring the work items up to
   /// about one wave (slices = 1: no split). Before splitting, a single product whose large tiles fill fewer than
   /// wgmma_small_below_wave of the multiprocessors takes the entry's smaller tile unsplit (`small`) where k is at most
-  /// wgmma_small_max_k and those tiles fill between wgmma_small_min_wave and wgmma_small_max_waves.
+  /// wgmma_small_max_k and those tiles fill between wgmma_small_min_wave and wgmma_small_max_waves. Where k is split,
+  /// the entry may split it on the smaller tile instead (wgmma_split_small), when its tiles fill at most half of the
+  /// multiprocessors.
   ///
   /// `products` > 1: a strided batch in one grid, its work items (product, tile) together filling wgmma_min_wave
   /// (never split), each tile at least wgmma_batch_min_use inside C.
@@ -615,10 +617,10 @@ class planner {
              double(tiles * products) >= t_.wgmma_min_wave * double(sms);
     }
     const tuning::policy_numbers& q = t_.wgmma_small;
+    const int64_t small_tiles = q.block_m != 0 ? kernel::tiles_for(m, q.block_m) * kernel::tiles_for(n, q.block_n) : 0;
     // (Single products only: a batch that does not run in one grid would run its products one after another.)
     if (q.block_m != 0 && call_.batch.count == 1 && double(tiles) < t_.wgmma_small_below_wave * double(sms) &&
         k <= t_.wgmma_small_max_k) {
-      const int64_t small_tiles = kernel::tiles_for(m, q.block_m) * kernel::tiles_for(n, q.block_n);
       if (double(small_tiles) >= t_.wgmma_small_min_wave * double(sms) &&
           double(small_tiles) <= t_.wgmma_small_max_waves * double(sms)) {
         small = true;
@@ -628,8 +630,21 @@ class planner {
     if (double(tiles) >= t_.wgmma_min_wave * double(sms)) return true;
     // Too few tiles: split k, when the entry has a split-K kernel and k is deep enough for two slices or more.
     if (t_.wgmma_partials.block_m == 0 || t_.wgmma_split_min_k <= 0 || k < t_.wgmma_split_min_k) return false;
-    const int64_t min_slice_steps = std::max<int64_t>(1, (t_.wgmma_split_min_slice_k + p.block_k - 1) / p.block_k);
-    const int64_t k_steps = (k + p.block_k - 1) / p.block_k;
+    if (t_.wgmma_split_small && t_.wgmma_small_partials.block_m != 0 && call_.batch.count == 1 &&
+        2 * small_tiles <= sms && split_slices(small_tiles, t_.wgmma_small_partials.block_k, slices, slice_steps)) {
+      small = true;  // the smaller tile, split
+      return true;
+    }
+    return split_slices(tiles, p.block_k, slices, slice_steps);
+  }
+
+  /// The split of k for `tiles` tiles of block_k deep steps: as many slices as one wave of blocks holds, each at least
+  /// wgmma_split_min_slice_k deep, their float partials within wgmma_max_partials_bytes; false for fewer than two.
+  bool split_slices(int64_t tiles, int block_k, int64_t& slices, int64_t& slice_steps) const {
+    const int64_t m = call_.problem.m, n = call_.problem.n, k = call_.problem.k;
+    const int64_t sms = facts_.multiprocessors > 0 ? facts_.multiprocessors : 1;
+    const int64_t min_slice_steps = std::max<int64_t>(1, (t_.wgmma_split_min_slice_k + block_k - 1) / block_k);
+    const int64_t k_steps = (k + block_k - 1) / block_k;
     int64_t n_slices = std::min(sms / tiles, k_steps / min_slice_steps);
     const int64_t partial_bytes = round_up(m, 4) * n * int64_t(sizeof(float));
     while (n_slices > 1 && n_slices * partial_bytes > t_.wgmma_max_partials_bytes) n_slices /= 2;
@@ -661,7 +676,9 @@ class planner {
     g.wgmma = true;
     g.wgmma_small = small;
     g.rows = m, g.cols = n;
-    const tuning::policy_numbers& p = slices > 1 ? t_.wgmma_partials : small ? t_.wgmma_small : t_.wgmma;
+    const tuning::policy_numbers& p = slices > 1 ? (small ? t_.wgmma_small_partials : t_.wgmma_partials)
+                                      : small    ? t_.wgmma_small
+                                                 : t_.wgmma;
     g.threads = p.threads;
     g.shared_bytes = p.shared_bytes;
     g.tiles_m = kernel::tiles_for(m, p.block_m);

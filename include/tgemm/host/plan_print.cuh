@@ -61,7 +61,8 @@ inline std::string describe(const plan& p, const tuning::tuning_values* tuning, 
       case step_kind::gemm: {
         // A step with float partials (a 16-bit C, split) runs the float-C twin of the entry's kernel.
         const tuning::policy_numbers* numbers = tuning == nullptr ? nullptr
-                                                : s.wgmma ? (s.float_partials ? &tuning->wgmma_partials
+                                                : s.wgmma ? (s.float_partials ? (s.wgmma_small ? &tuning->wgmma_small_partials
+                                                                                               : &tuning->wgmma_partials)
                                                              : s.wgmma_small  ? &tuning->wgmma_small
                                                                               : &tuning->wgmma)
                                                 : s.float_partials ? &tuning->partials_slots[int(s.slot)]

@@ -270,6 +270,8 @@ struct tuning_values {
   double wgmma_small_min_wave = 0;           ///< See simt_f32_thresholds::wgmma_small_min_wave.
   int64_t wgmma_small_max_k = 0;             ///< See simt_f32_thresholds::wgmma_small_max_k.
   double wgmma_small_max_waves = 0;          ///< See simt_f32_thresholds::wgmma_small_max_waves.
+  policy_numbers wgmma_small_partials;       ///< The smaller tile's split-K kernel's policy (block_m == 0: none).
+  bool wgmma_split_small = false;            ///< See simt_f32_thresholds::wgmma_split_small.
   int64_t wgmma_split_min_k = 0;             ///< See simt_f32_thresholds::wgmma_split_min_k.
   int64_t wgmma_split_min_slice_k = 0;       ///< See simt_f32_thresholds::wgmma_split_min_k.
   int64_t wgmma_max_partials_bytes = 0;      ///< See simt_f32_thresholds::wgmma_max_partials_bytes.
@@ -316,12 +318,17 @@ tuning_values values_of() {
     v.wgmma_split_tf32 = Entry::wgmma::split;
     using partials = wgmma_partials_t<typename Entry::wgmma>;
     if constexpr (!std::is_void<partials>::value) v.wgmma_partials = numbers_of<partials>();
-    if constexpr (!std::is_void<typename Entry::wgmma_small>::value) v.wgmma_small = numbers_of<typename Entry::wgmma_small>();
+    if constexpr (!std::is_void<typename Entry::wgmma_small>::value) {
+      v.wgmma_small = numbers_of<typename Entry::wgmma_small>();
+      using small_partials = wgmma_partials_t<typename Entry::wgmma_small>;
+      if constexpr (!std::is_void<small_partials>::value) v.wgmma_small_partials = numbers_of<small_partials>();
+    }
   }
   v.wgmma_small_below_wave = Entry::wgmma_small_below_wave;
   v.wgmma_small_min_wave = Entry::wgmma_small_min_wave;
   v.wgmma_small_max_k = Entry::wgmma_small_max_k;
   v.wgmma_small_max_waves = Entry::wgmma_small_max_waves;
+  v.wgmma_split_small = Entry::wgmma_split_small;
   v.wgmma_split_min_k = Entry::wgmma_split_min_k;
   v.wgmma_split_min_slice_k = Entry::wgmma_split_min_slice_k;
   v.wgmma_max_partials_bytes = Entry::wgmma_max_partials_bytes;

@@ -133,6 +133,10 @@ struct simt_f32_thresholds {
   /// See wgmma_small: one wave of unsplit small tiles takes about 6 us per 1024 of k on an H200 (0.0247 ms at k =
   /// 4096), so deeper products with few tiles split k on the large tile instead.
   static constexpr int64_t wgmma_small_max_k = 4096;
+  /// Where a product splits k (wgmma_split_min_k), split it on the smaller tile (its float-partials twin, wgmma_small)
+  /// rather than the large one, when the smaller tiles fill at most half of the multiprocessors: as many slices as one
+  /// wave of blocks holds, each at least wgmma_split_min_slice_k deep (see the 16-bit entry for the measurements).
+  static constexpr bool wgmma_split_small = false;
   /// tgemm::gemm_grouped() runs consecutive groups that suit the sm_90a kernel (16-bit, operands as TMA reads them,
   /// neither thin nor dependent on each other) in one launch of its large tile when their tiles together fill at
   /// least this many waves of the multiprocessors (one block per multiprocessor); with fewer, each group takes its

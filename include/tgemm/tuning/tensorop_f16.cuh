@@ -134,6 +134,15 @@ struct tensorop_f16_sm90 : tensorop_f16_sm80<Element, ElementC> {
   /// the split large tile stayed ahead (H200, bf16 -> float: 256 x 2048 x 4096 0.0233 ms against 0.0256 unsplit, 64
   /// x 4096 x 4096 0.0255 against 0.0259; bench/results/h200-hopper-few-tiles.txt), so float C stops at 2048.
   static constexpr int64_t wgmma_small_max_k = std::is_same<ElementC, float>::value ? 2048 : 4096;
+  /// Split k on the small tile rather than the large one (simt_f32_thresholds::wgmma_split_small). On an H200 (scratch
+  /// probe, tgemm_bench_tensorop --set few_tiles, two builds paired in one device call, two rounds; raw output in
+  /// bench/results/h200-device-groups-small-split-experiment.txt), ms with the large tile split -> the small one:
+  /// bf16 128 x 4096 x 8192 0.0389, 0.0394 -> 0.0337, 0.0329; 512 x 1024 x 8192 0.0274, 0.0278 -> 0.0266, 0.0267;
+  /// bf16 -> float (split from k = 4096 on) 128 x 4096 x 4096 0.0278, 0.0276 -> 0.0230, 0.0244; 256 x 2048 x 4096
+  /// 0.0240, 0.0245 -> 0.0211, 0.0212; 64 x 4096 x 4096 0.0252, 0.0261 -> 0.0219, 0.0215; 256 x 256 x 8192 0.0209,
+  /// 0.0188 -> 0.0159, 0.0148. Splitting the small tile where it runs unsplit lost (bf16 128 x 4096 x 4096 0.0191,
+  /// 0.0188 -> 0.0232, 0.0228): those products keep it unsplit.
+  static constexpr bool wgmma_split_small = true;
   /// The entry whose kernels write a split step's float partials (void: C is float, the partials are C's type).
   using partials_entry = float_partials_entry_for<tensorop_f16_sm90, Element, ElementC>;
 };
