@@ -52,8 +52,10 @@ using store_policies =
 /// The TF32 Hopper kernel's policy (the tuning table's).
 using tf32_tile = tgemm::tuning::tensorop_tf32_sm90<tgemm::math_mode::tf32>::wgmma;
 
-/// The policies whose split-K kernels tgemm::gemm()'s plans run (float partials): 16-bit and TF32 operands.
-using sliced_policies = std::tuple<wide_tile_float_c<__nv_bfloat16>, wide_tile_float_c<__half>, tf32_tile>;
+/// The policies whose split-K kernels tgemm::gemm()'s plans run (float partials): 16-bit and TF32 operands, and the
+/// small 16-bit tile (the 16-bit tables split k on it where its tiles fill at most half of the GPU).
+using sliced_policies = std::tuple<wide_tile_float_c<__nv_bfloat16>, wide_tile_float_c<__half>, tf32_tile,
+                                   tgemm::wgmma_partials_t<narrow_tile<__nv_bfloat16>>>;
 
 /// The relative error of each input as the tensor cores read it: float goes in as TF32, rounded to nearest with 10
 /// explicit mantissa bits by the TMA copy (arch/tma.cuh), so up to 2^-11; 16-bit inputs are exact.
