@@ -614,8 +614,11 @@ TEST_CASE("16-bit plans on an H200 running the sm_90a image: the Hopper kernel w
   // workspace, and the reduction adds them into C with alpha and beta. 512 x 4096 x 8192 is 64 large tiles (under
   // half the GPU) and 256 small ones: 2 slices on the large tile.
   for (const bool float_c : {false, true}) {
-    p = float_c ? plan_16bit<__nv_bfloat16, float>(shape(128, 4096, 8192), f)
-                : plan_16bit<__nv_bfloat16, __nv_bfloat16>(shape(128, 4096, 8192), f);
+    const auto plan_bf16 = [&](int64_t m, int64_t n, int64_t k) {
+      return float_c ? plan_16bit<__nv_bfloat16, float>(shape(m, n, k), f)
+                     : plan_16bit<__nv_bfloat16, __nv_bfloat16>(shape(m, n, k), f);
+    };
+    p = plan_bf16(128, 4096, 8192);
     CHECK(kinds_of(p) == "gemm reduce");
     CHECK(p.wgmma);
     CHECK(p.steps[0].wgmma_small);
@@ -631,8 +634,7 @@ TEST_CASE("16-bit plans on an H200 running the sm_90a image: the Hopper kernel w
     // TGEMM_PRINT_PLAN names the kernel that runs: the float-partials twin of the entry's small policy.
     CHECK(tgemm::detail::describe(p, &values, "bfloat16", 128, 4096, 8192).find("wgmma_bf16_b64x128x64_s8_c_f32") !=
           std::string::npos);
-    p = float_c ? plan_16bit<__nv_bfloat16, float>(shape(512, 4096, 8192), f)
-                : plan_16bit<__nv_bfloat16, __nv_bfloat16>(shape(512, 4096, 8192), f);
+    p = plan_bf16(512, 4096, 8192);
     CHECK(kinds_of(p) == "gemm reduce");
     CHECK_FALSE(p.steps[0].wgmma_small);
     CHECK(p.steps[0].slices == 2);
@@ -642,8 +644,7 @@ TEST_CASE("16-bit plans on an H200 running the sm_90a image: the Hopper kernel w
     CHECK(tgemm::detail::describe(p, &values, "bfloat16", 512, 4096, 8192).find("wgmma_bf16_b128x256x64_s4_c_f32") !=
           std::string::npos);
     // 544 x 1024 x 4160 (the GPU test's): 20 large tiles, 72 small ones (more than half of the GPU): the large tile.
-    p = float_c ? plan_16bit<__nv_bfloat16, float>(shape(544, 1024, 4160), f)
-                : plan_16bit<__nv_bfloat16, __nv_bfloat16>(shape(544, 1024, 4160), f);
+    p = plan_bf16(544, 1024, 4160);
     CHECK(p.split_k);
     CHECK_FALSE(p.steps[0].wgmma_small);
   }

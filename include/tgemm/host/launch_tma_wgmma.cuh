@@ -72,13 +72,12 @@ struct wgmma_kernels {
   using C = typename Policy::element_c;
 
   /// Whether the unsplit kernel's epilogue leaves C (m rows, column-major) to TMA stores (kernel/gemm_tma_wgmma.cuh):
-  /// a 16-bit C, beta = 0 (C not read), C as TMA can describe it (16-byte aligned, ldc a multiple of 16 bytes), and m
-  /// a multiple of 16 bytes too: on an H200 a TMA store clipped at m = 129 still wrote rows 129 to 135 (up to the
-  /// next 16 bytes; measured by the padding checks of test/gpu/wgmma_test.cu), which may lie past C's allocation.
-  /// Elsewhere the kernel writes C itself.
+  /// a 16-bit C, beta = 0 (C not read), C as TMA can describe it (kernel::tma_can_store_c: 16-byte aligned, ldc a
+  /// multiple of 16 bytes, and m a multiple of 16 bytes too: on an H200 a TMA store clipped at m = 129 still wrote
+  /// rows 129 to 135 (up to the next 16 bytes; measured by the padding checks of test/gpu/wgmma_test.cu), which may
+  /// lie past C's allocation). Elsewhere the kernel writes C itself.
   static bool stores_through_tma(const C* c, int64_t m, int64_t ldc, float beta) {
-    return Policy::epilogue_store_columns > 0 && beta == 0.0f && reinterpret_cast<uintptr_t>(c) % 16 == 0 &&
-           (ldc * int64_t(sizeof(C))) % 16 == 0 && (m * int64_t(sizeof(C))) % 16 == 0;
+    return Policy::epilogue_store_columns > 0 && beta == 0.0f && kernel::tma_can_store_c(c, m, ldc);
   }
 
   /// Makes the unsplit kernel for (op_a, op_b) ready on `device`.

@@ -111,6 +111,15 @@ struct alignas(128) tma_wgmma_group {
   int64_t ldb;    ///< B's leading dimension (direct groups).
 };
 
+/// Whether the epilogue's TMA stores can write an m-row column-major C at `c` with leading dimension `ldc` (host and
+/// device: the host asks it of a single product's C, kernel::prepare_device_groups of each device-side group's): C
+/// 16-byte aligned, ldc and m multiples of 16 bytes (a store clipped at m still writes up to the next 16 bytes).
+template <class ElementC>
+__host__ __device__ __forceinline__ bool tma_can_store_c(const ElementC* c, int64_t m, int64_t ldc) {
+  return reinterpret_cast<uintptr_t>(c) % 16 == 0 && (ldc * int64_t(sizeof(ElementC))) % 16 == 0 &&
+         (m * int64_t(sizeof(ElementC))) % 16 == 0;
+}
+
 /// How many products one grouped launch from the host takes: their descriptions are a kernel parameter (512 bytes
 /// each; CUDA 12.1 and newer take 32 KiB of parameters), so that the host passes them with the launch, without a copy
 /// to the device.

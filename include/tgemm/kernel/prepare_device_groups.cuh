@@ -1,12 +1,13 @@
 /// \file kernel/prepare_device_groups.cuh
 /// \brief The first of the two launches that run tgemm::gemm_grouped_device() on the Hopper kernel (sm_90a): one
 /// block reads every group's description from device memory, checks it as the indirect kernel does (each status to
-/// the caller's array), and writes what the grouped kernel reads: each group's sizes, scalars and C, its two tensor
-/// maps made on the GPU from the host's templates (tensormap.replace of the address, the extents and the strides: the
-/// host never sees the groups; C's too where the epilogue stores through TMA), the first work item of each (an exclusive scan of their tile counts) and the work
-/// items in all. A group whose A or B TMA cannot read is marked `direct` (the consumers compute it with a loop).
-/// The scan is one thread's loop over shared memory, a pass of 1024 groups at a time: CUB's block scan did the same
-/// job, but its header cost every header-only translation unit seconds of compile time.
+/// the caller's array), and writes what the grouped kernel reads: each group's sizes, scalars and C, its tensor maps
+/// (A's and B's, and C's where the epilogue stores through TMA) made on the GPU from the host's templates
+/// (tensormap.replace of the address, the extents and the strides: the host never sees the groups), the first work
+/// item of each (an exclusive scan of their tile counts) and the work items in all. A group whose A or B TMA cannot
+/// read is marked `direct` (the consumers compute it with a loop). The scan is one thread's loop over shared memory,
+/// a pass of 1024 groups at a time: CUB's block scan did the same job, but its header cost every header-only
+/// translation unit seconds of compile time.
 #pragma once
 
 #include <cuda.h>
@@ -63,8 +64,8 @@ __device__ __forceinline__ void point_tensor_map(CUtensorMap* map, const void* b
 /// (count descriptions, 128-byte aligned) and `items`, for the grouped Hopper kernel of Policy and the column-major op
 /// pair (OpA, OpB); template_a and template_b are maps the host encoded for that op pair and Policy's boxes (any
 /// address and extents: point_tensor_map replaces them). template_c is C's for the epilogue's TMA stores, where
-/// `store_c` is set (the host sets it for 16-bit C with beta = 0); a group whose C TMA can write (16-byte aligned, ldc
-/// and m multiples of 16 bytes, as the host asks of a single product's C) gets its own copy and stores through it.
+/// `store_c` is set (the host sets it for 16-bit C with beta = 0); a group whose C TMA can write (tma_can_store_c)
+/// gets its own copy and stores through it.
 /// Groups that fail their checks, and empty ones, get no tiles.
 template <class Policy, op OpA, op OpB, class Products>
 __global__ void __launch_bounds__(prepare_groups_threads)
@@ -94,9 +95,7 @@ __global__ void __launch_bounds__(prepare_groups_threads)
           (q.lda * int64_t(sizeof(element))) % 16 == 0 && (q.ldb * int64_t(sizeof(element))) % 16 == 0;
       g.c = p.c, g.ldc = p.ldc;
       g.m = runs ? int(q.m) : 0, g.n = runs ? int(q.n) : 0, g.k = runs ? int(k) : 0;
-      const bool tma_store = store_c && runs && reinterpret_cast<uintptr_t>(p.c) % 16 == 0 &&
-                             (p.ldc * int64_t(sizeof(element_c))) % 16 == 0 &&
-                             (q.m * int64_t(sizeof(element_c))) % 16 == 0;
+      const bool tma_store = store_c && runs && tma_can_store_c(p.c, q.m, p.ldc);
       g.alpha = alpha, g.beta = beta, g.tma_store = tma_store ? 1 : 0;
       g.direct = runs && k > 0 && !tma_ready ? 1 : 0;
       if (tma_store) {
