@@ -52,6 +52,39 @@ TEST_CASE("gemm_batched: a null C is skipped, the other products run", "[batched
                                             tgemm::math_mode::strict, -1, 3);
 }
 
+TEST_CASE("gemm_batched: 16-bit pointer arrays that fill the GPU run on the grouped Hopper kernel", "[batched_pointers]") {
+  // On an H200 running the sm_90a image, pointer arrays of one 16-bit type (no fused epilogue) whose 128 x 256 tiles
+  // are at least half inside C and fill half of the GPU go to the grouped Hopper kernel, each product's tensor maps made
+  // on the GPU: every op pair (34 products, under the 64 its shared-memory table holds; 136 rows: a tile row that is
+  // mostly empty), then past the table (72 products) with a misaligned product (its direct loop) and a null C (its
+  // items skipped), beta != 0 in row-major fp16, leading dimensions padded by 8 (TMA reads them) and by 3 (it cannot:
+  // every product's direct loop), alpha = 0 and k = 0. Fewer products stay on the mma.sync tiles (the last call).
+  tgemm::detail::record_plans plans;
+  const op ops[] = {op::none, op::transpose};
+  int64_t expected = 0;
+  for (const op oa : ops) {
+    for (const op ob : ops) {
+      run_batched<__nv_bfloat16, __nv_bfloat16>(layout::col_major, {oa, ob, 136, 250, 72, 1.0, 0.0, 0}, 34,
+                                                tgemm::math_mode::strict);
+      expected += 34;
+    }
+  }
+  run_batched<__nv_bfloat16, __nv_bfloat16>(layout::col_major, {op::none, op::transpose, 200, 250, 72, -1.5, 0.0, 8},
+                                            72, tgemm::math_mode::strict, 5, 7);
+  run_batched<__half, __half>(layout::row_major, {op::transpose, op::none, 250, 250, 100, 1.0, 0.5, 0}, 40,
+                              tgemm::math_mode::strict);
+  run_batched<__half, __half>(layout::col_major, {op::none, op::none, 200, 250, 40, 1.0, 0.25, 3}, 40,
+                              tgemm::math_mode::strict);
+  run_batched<__nv_bfloat16, __nv_bfloat16>(layout::col_major, {op::none, op::none, 200, 250, 64, 0.0, 0.5, 0}, 40,
+                                            tgemm::math_mode::strict);
+  run_batched<__nv_bfloat16, __nv_bfloat16>(layout::col_major, {op::transpose, op::none, 200, 250, 0, 1.0, -1.0, 0}, 40,
+                                            tgemm::math_mode::strict);
+  expected += 72 + 4 * 40;
+  run_batched<__nv_bfloat16, __nv_bfloat16>(layout::col_major, {op::none, op::none, 200, 250, 72, 1.0, 0.0, 0}, 20,
+                                            tgemm::math_mode::strict);  // 40 tiles: under half of 132 multiprocessors
+  CHECK(plans.grouped_hopper_groups() == (runs_sm90a_kernels() ? expected : 0));
+}
+
 TEST_CASE("gemm_grouped_device: experts of different sizes, bf16, fp16 and double, both orders", "[grouped_device]") {
   const op ops[] = {op::none, op::transpose};
   for (const layout order : {layout::col_major, layout::row_major}) {
@@ -99,6 +132,20 @@ TEST_CASE("gemm_grouped_device: more groups than the grouped Hopper kernel keeps
   for (group_shape& s : shapes) s.beta = 0.5;  // each group's C random, not NaN (which beta = 0 would make it)
   run_grouped_device<__half, __half>(layout::row_major, op::transpose, op::none, shapes, tgemm::math_mode::strict);
   CHECK(plans.grouped_hopper_groups() == (runs_sm90a_kernels() ? 2 * 70 : 0));
+}
+
+TEST_CASE("gemm_grouped_device: more groups than the preparing block numbers in one pass", "[grouped_device]") {
+  // 1100 small groups: kernel::prepare_device_groups numbers them prepare_groups_threads (1024) at a time, the second
+  // pass's first item following the first pass's tiles; every fifth group is empty and every seventh has k = 0.
+  std::vector<group_shape> shapes;
+  for (int g = 0; g < 1100; ++g) {
+    shapes.push_back({op::none, op::none, g % 5 == 0 ? 0 : 8 + 8 * (g % 20), 24 + 8 * (g % 3), g % 7 == 0 ? 0 : 16 + g % 9,
+                      1.0, 0.5});
+  }
+  tgemm::detail::record_plans plans;
+  run_grouped_device<__nv_bfloat16, __nv_bfloat16>(layout::col_major, op::transpose, op::transpose, shapes,
+                                                   tgemm::math_mode::strict);
+  CHECK(plans.grouped_hopper_groups() == (runs_sm90a_kernels() ? 1100 : 0));
 }
 
 TEST_CASE("gemm_grouped_device: bad groups are skipped with their status, bad calls touch nothing", "[grouped_device]") {

@@ -991,6 +991,27 @@ TEST_CASE("16-bit strided batches on an H200 running the sm_90a image: the Hoppe
   CHECK(p.repacked_a);
 }
 
+TEST_CASE("16-bit pointer arrays on an H200: the strided batch's rule for the grouped Hopper kernel", "[plan][batched]") {
+  // tgemm::gemm_batched() asks wgmma_batch_fills() (the planner's rule for a strided batch in one grid) whether its
+  // products go to the grouped Hopper kernel: the issue's batches that the strided form runs there, the GPU test's
+  // shapes, and the ones that stay on the mma.sync tiles.
+  const auto values = tgemm::tuning::values_for<tgemm::tuning::tensorop_f16<__nv_bfloat16, __nv_bfloat16>>(900);
+  using tgemm::detail::wgmma_batch_fills;
+  for (const auto& b : {std::vector<int64_t>{8, 2048, 2048}, {16, 1024, 1024}, {64, 256, 256}, {256, 128, 128},
+                        {96, 512, 512}, {34, 136, 250}, {72, 200, 250}, {40, 250, 250}}) {
+    CAPTURE(b[0], b[1], b[2]);
+    CHECK(wgmma_batch_fills(values, b[1], b[2], b[0], 132));
+  }
+  CHECK_FALSE(wgmma_batch_fills(values, 64, 64, 1024, 132));   // a 64 x 64 product fills 1/8 of a tile
+  CHECK_FALSE(wgmma_batch_fills(values, 512, 64, 96, 132));    // 1/4
+  CHECK_FALSE(wgmma_batch_fills(values, 200, 250, 20, 132));   // 40 tiles: under half of the multiprocessors
+  CHECK(wgmma_batch_fills(values, 200, 250, 33, 132));          // 66 tiles: half
+  CHECK_FALSE(wgmma_batch_fills(values, 200, 250, 33, 134));
+  // An entry without an sm_90a policy never does.
+  CHECK_FALSE(wgmma_batch_fills(tgemm::tuning::values_for<tgemm::tuning::tensorop_f16<__nv_bfloat16, __nv_bfloat16>>(800),
+                                2048, 2048, 8, 132));
+}
+
 TEST_CASE("every batched plan writes each product's C once, in one grid or product by product", "[plan][batched]") {
   std::mt19937_64 random(20261202);
   const int64_t choices[] = {1, 7, 16, 17, 32, 33, 64, 100, 128, 257, 600};

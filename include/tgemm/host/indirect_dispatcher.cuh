@@ -139,8 +139,8 @@ struct indirect_kernels {
     return best[1] > best[0];
   }
 
-  /// Whether device-side groups of these types may run on the grouped Hopper kernel: 16-bit A, B and C of one type, no
-  /// fused epilogue, and a table with an sm_90a policy.
+  /// Whether device-side groups and pointer arrays of these types may run on the grouped Hopper kernel: 16-bit A, B and
+  /// C of one type, no fused epilogue, and a table with an sm_90a policy.
   static constexpr bool hopper_groups = [] {
     if constexpr (Fused || !hopper_groups_for<typename policy::element_a, typename policy::element_b,
                                               typename policy::element_c>) {
@@ -150,23 +150,30 @@ struct indirect_kernels {
     }
   }();
 
-  /// tgemm::gemm_grouped_device() on an sm_90 GPU running the sm_90a image: the groups' descriptions and tensor maps
-  /// made on the GPU (kernel::prepare_device_groups) into a workspace from tgemm's pool, then one persistent launch of
-  /// the grouped Hopper kernel over every group's tiles (groups TMA cannot read: a direct loop in that kernel).
-  /// `taken` is false where the call does not suit it (then nothing is enqueued).
-  static status run_device_groups_on_hopper(const Products& products, op op_a, op op_b, int64_t m, int64_t n,
-                                            int64_t k, int64_t count, scalar alpha, scalar beta, cudaStream_t stream,
-                                            int device, const char* what, bool& taken) {
+  /// The call on an sm_90 GPU running the sm_90a image: the products' descriptions and tensor maps made on the GPU
+  /// (kernel::prepare_device_groups) into a workspace from tgemm's pool, then one persistent launch of the grouped
+  /// Hopper kernel over every product's tiles (products TMA cannot read: a direct loop in that kernel). Device-side
+  /// groups take it always; pointer arrays (products of one size) where their tiles fill the GPU as a strided batch's
+  /// must to run on that kernel (wgmma_batch_fills, the planner's rule). `taken` is false where the call does not suit
+  /// it (then nothing is enqueued).
+  static status run_on_grouped_hopper(const Products& products, op op_a, op op_b, int64_t m, int64_t n, int64_t k,
+                                      int64_t count, scalar alpha, scalar beta, cudaStream_t stream, int device,
+                                      const char* what, bool& taken) {
     taken = false;
     if constexpr (hopper_groups) {
       using wgmma_policy = typename Table::wgmma;
       using kernels = wgmma_kernels<wgmma_policy>;
       using description = kernel::tma_wgmma_group<typename wgmma_policy::element_c>;
+      const bool pointers = products.groups == nullptr;
       hopper_group_facts hopper;
       if (status s = read_hopper_group_facts(device, hopper); s != status::success) return s;
       constexpr int64_t limit = int64_t(INT_MAX) - 256;  // the kernel's coordinates are 32-bit
       if (!hopper.hopper || m > limit || n > limit || k > limit ||
           double(count) * double(kernels::tiles_m(m) * kernels::tiles_n(n)) > double(INT_MAX)) {
+        return status::success;
+      }
+      static const tuning::tuning_values values = tuning::values_of<Table>();  // the entry with the sm_90a policy
+      if (pointers && !wgmma_batch_fills(values, m, n, count, hopper.multiprocessors)) {
         return status::success;
       }
       const size_t description_bytes = size_t(count) * sizeof(description);
@@ -176,14 +183,15 @@ struct indirect_kernels {
       int* items = reinterpret_cast<int*>(scratch.data() + description_bytes);
       if (print_plans_requested()) {
         std::fprintf(stderr,
-                     "tgemm plan: %s, %lld groups of at most %lld x %lld x %lld, ops %s%s: their tensor maps made on "
-                     "the GPU, then one launch of the grouped Hopper kernel (policy %s), persistent blocks; groups TMA "
-                     "cannot read run a direct loop\n",
-                     what, (long long)count, (long long)m, (long long)n, (long long)k, op_letter(op_a),
-                     op_letter(op_b), wgmma_policy::name().c_str());
+                     "tgemm plan: %s, %lld %s %lld x %lld x %lld, ops %s%s: their tensor maps made on the GPU, then "
+                     "one launch of the grouped Hopper kernel (policy %s), persistent blocks; %s TMA cannot read run "
+                     "a direct loop\n",
+                     what, (long long)count, pointers ? "products of" : "groups of at most", (long long)m,
+                     (long long)n, (long long)k, op_letter(op_a), op_letter(op_b), wgmma_policy::name().c_str(),
+                     pointers ? "products" : "groups");
       }
       if (status s = kernels::launch_device_groups(op_a, op_b, products, float(alpha), float(beta), m, n, k, int(count),
-                                                   descriptions, items, hopper.multiprocessors,
+                                                   pointers, descriptions, items, hopper.multiprocessors,
                                                    Table::wgmma_group_m, stream, device);
           s != status::success) {
         return s;
@@ -205,10 +213,10 @@ struct indirect_kernels {
     if (scope.state() != status::success) return scope.state();
     const int device = scope.device();
     if constexpr (hopper_groups) {
-      if (products.groups != nullptr && count <= int64_t(INT_MAX)) {
+      if (count <= int64_t(INT_MAX)) {
         bool taken = false;
-        if (status s = run_device_groups_on_hopper(products, op_a, op_b, m, n, k, count, alpha, beta, stream, device,
-                                                   what, taken);
+        if (status s = run_on_grouped_hopper(products, op_a, op_b, m, n, k, count, alpha, beta, stream, device, what,
+                                             taken);
             s != status::success || taken) {
           return s;
         }

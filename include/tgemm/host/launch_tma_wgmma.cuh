@@ -316,10 +316,12 @@ struct wgmma_kernels {
   /// them, 128-byte aligned) and `items` (one int), then the grouped kernel (at most `blocks` persistent blocks) walks
   /// them. The maps are made on the GPU from templates encoded here for the op pair (and C's, where the epilogue
   /// stores through TMA: 16-bit C, beta = 0); groups TMA cannot read run a direct loop. count x the bounds' tiles
-  /// must be below 2^31, the bounds below 2^31 - 256.
+  /// must be below 2^31, the bounds below 2^31 - 256. Products of one size (tgemm::gemm_batched()'s pointer arrays,
+  /// each max_m x max_n x max_k) pass `uniform` (see kernel::tma_wgmma_device_groups::uniform_tiles): their items are
+  /// numbered without a scan, and the preparation runs a thread per product over as many blocks as it needs.
   template <class Products>
   static status launch_device_groups(op op_a, op op_b, const Products& products, float alpha, float beta,
-                                     int64_t max_m, int64_t max_n, int64_t max_k, int count,
+                                     int64_t max_m, int64_t max_n, int64_t max_k, int count, bool uniform,
                                      kernel::tma_wgmma_group<C>* descriptions, int* items, int64_t blocks,
                                      int group_m, cudaStream_t stream, int device) {
     static_assert(!Policy::split && Policy::reads_mn_major_a && Policy::reads_mn_major_b,
@@ -354,7 +356,14 @@ struct wgmma_kernels {
     out.slices = 1;
     out.batches = 1;
     const CUtensorMap unused{};
-    const kernel::tma_wgmma_device_groups<C> groups{descriptions, items, count};
+    // Uniform: the host knows the work items, so the grid stops there; groups: only the GPU knows them.
+    const int uniform_tiles = uniform ? int(tiles_m(max_m) * tiles_n(max_n)) : 0;
+    const int64_t uniform_items = int64_t(uniform_tiles) * count;
+    if (uniform && uniform_items > 0 && (blocks <= 0 || blocks > uniform_items)) blocks = uniform_items;
+    const kernel::tma_wgmma_device_groups<C> groups{descriptions, items, count, uniform_tiles};
+    const dim3 prepare_grid(
+        uniform ? unsigned((count + kernel::prepare_uniform_threads - 1) / kernel::prepare_uniform_threads) : 1u);
+    const dim3 prepare_block(unsigned(uniform ? kernel::prepare_uniform_threads : kernel::prepare_groups_threads));
     return with_ops(op_a, op_b, [&](auto oa, auto ob) {
       constexpr op oa_value = decltype(oa)::value, ob_value = decltype(ob)::value;
       constexpr auto prepare = &kernel::prepare_device_groups<Policy, oa_value, ob_value, Products>;
@@ -370,9 +379,10 @@ struct wgmma_kernels {
           s != status::success) {
         return s;
       }
-      if (status s = launch_kernel(prepare, dim3(1), dim3(kernel::prepare_groups_threads), 0, stream, device,
+      if (status s = launch_kernel(prepare, prepare_grid, prepare_block, 0, stream, device,
                                    "launching the preparation of device-side groups", products, alpha, beta,
-                                   template_a, template_b, template_c, store_c, descriptions, items, count);
+                                   template_a, template_b, template_c, store_c, descriptions, items, count,
+                                   uniform_tiles);
           s != status::success) {
         return s;
       }

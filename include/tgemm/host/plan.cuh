@@ -198,6 +198,20 @@ status plan_fixed(const canonical_call<Types>& call, const tuning::policy_number
 }
 
 /// The dispatcher's planner for one call on one device with one tuning entry (see docs/dispatch.md).
+/// Whether `products` products of m x n (column-major form) run together on the entry's sm_90a kernel, one grid of
+/// (product, tile) work items, its large tile: each tile at least wgmma_batch_min_use inside C, and the work items
+/// filling at least wgmma_min_wave of the multiprocessors. One rule for both batch forms: a strided batch (the
+/// planner, below) and device arrays of pointers (tgemm::gemm_batched(), host/indirect_dispatcher.cuh).
+inline bool wgmma_batch_fills(const tuning::tuning_values& t, int64_t m, int64_t n, int64_t products,
+                              int64_t multiprocessors) {
+  const tuning::policy_numbers& p = t.wgmma;
+  if (p.block_m == 0 || m <= 0 || n <= 0) return false;
+  const int64_t tiles_m = kernel::tiles_for(m, p.block_m), tiles_n = kernel::tiles_for(n, p.block_n);
+  const double use = double(m) * double(n) / (double(tiles_m * p.block_m) * double(tiles_n * p.block_n));
+  return use >= t.wgmma_batch_min_use &&
+         double(tiles_m * tiles_n) * double(products) >= t.wgmma_min_wave * double(multiprocessors > 0 ? multiprocessors : 1);
+}
+
 template <class Types>
 class planner {
  public:
@@ -612,9 +626,7 @@ class planner {
       const int64_t lines_a = call_.op_a == op::transpose ? m : k, lines_b = call_.op_b == op::none ? n : k;
       const bool apart = (call_.batch.stride_a == 0 || call_.batch.stride_a >= call_.problem.lda * lines_a) &&
                          (call_.batch.stride_b == 0 || call_.batch.stride_b >= call_.problem.ldb * lines_b);
-      const double use = double(m) * double(n) / (double(tiles_m * p.block_m) * double(tiles_n * p.block_n));
-      return apart && products <= int64_t(INT32_MAX) / tiles && use >= t_.wgmma_batch_min_use &&
-             double(tiles * products) >= t_.wgmma_min_wave * double(sms);
+      return apart && products <= int64_t(INT32_MAX) / tiles && wgmma_batch_fills(t_, m, n, products, sms);
     }
     const tuning::policy_numbers& q = t_.wgmma_small;
     const int64_t small_tiles = q.block_m != 0 ? kernel::tiles_for(m, q.block_m) * kernel::tiles_for(n, q.block_n) : 0;
@@ -819,7 +831,9 @@ struct plan_record {
   bool enabled = false;  ///< Record the plans of this thread's calls.
   int calls = 0;         ///< Plans recorded since enabled.
   plan last;             ///< The last one.
-  int grouped_hopper_groups = 0;  ///< Groups of tgemm::gemm_grouped() run together on the grouped Hopper kernel.
+  /// Groups of tgemm::gemm_grouped() and gemm_grouped_device(), and products of gemm_batched()'s pointer arrays, run
+  /// together on the grouped Hopper kernel.
+  int grouped_hopper_groups = 0;
 };
 
 /// This thread's plan record (shared by every translation unit, the compiled library's included).
@@ -840,7 +854,7 @@ class record_plans {
   const plan& last() const { return plan_recorder().last; }
   /// Calls recorded.
   int calls() const { return plan_recorder().calls; }
-  /// Groups of tgemm::gemm_grouped() run together on the grouped Hopper kernel (not counted in calls()).
+  /// Groups and pointer-array products run together on the grouped Hopper kernel (plan_record; not in calls()).
   int grouped_hopper_groups() const { return plan_recorder().grouped_hopper_groups; }
 };
 

@@ -142,17 +142,21 @@ struct tma_wgmma_groups {
   }
 };
 
-/// The products of a grouped launch described in device memory (tgemm::gemm_grouped_device()): kernel::
-/// prepare_device_groups wrote `count` descriptions (their maps made on the GPU from templates) and the work items
-/// they have together, in the same stream before this launch.
+/// The products of a grouped launch described in device memory (tgemm::gemm_grouped_device(), and the pointer arrays
+/// of tgemm::gemm_batched()): kernel::prepare_device_groups wrote `count` descriptions (their maps made on the GPU
+/// from templates) and the work items they have together, in the same stream before this launch.
 template <class ElementC>
 struct tma_wgmma_device_groups {
   static constexpr bool in_device_memory = true;  ///< The descriptions are in global memory.
   const tma_wgmma_group<ElementC>* group;  ///< `count` descriptions in global memory.
   const int* items;                        ///< Their tiles together (groups skipped or empty have none).
   int count;                               ///< Groups.
-  /// The work items of the launch (read from global memory: only the GPU knows them).
-  __device__ __forceinline__ int total_items() const { return *items; }
+  /// Products of one size (pointer arrays): each has this many work items, product i's first is i * uniform_tiles,
+  /// so that an item's product is a division, with no search; a product that failed its checks keeps its items and
+  /// has m = 0 (its items are skipped). 0: groups of their own sizes, numbered by a scan of their tile counts.
+  int uniform_tiles;
+  /// The work items of the launch (groups: read from global memory, only the GPU knows them).
+  __device__ __forceinline__ int total_items() const { return uniform_tiles > 0 ? count * uniform_tiles : *items; }
 
   /// What a block needs of a group to walk its tiles.
   struct summary {
@@ -181,6 +185,7 @@ struct tma_wgmma_device_groups {
   /// The group that work item `item` belongs to: the last whose first_item is at most `item` (a binary search: groups
   /// without tiles share the first_item of the next), in `table` when it holds every group.
   __device__ __forceinline__ int index_of(int item, const summary* table) const {
+    if (uniform_tiles > 0) return item / uniform_tiles;
     int low = 0, high = count - 1;
     const bool in_table = tabled();
     while (low < high) {
@@ -506,7 +511,9 @@ __global__ void __launch_bounds__(Policy::threads, 1)
         } else if constexpr (device_groups) {
           const int index = groups.index_of(item, group_table);
           const group_summary g = groups.summary_of(index, group_table);
-          if (g.direct) continue;  // the consumers compute it without the stages
+          // Direct: the consumers compute it without the stages. m = 0: a product of a pointer array that failed its
+          // checks (uniform_tiles), skipped by the consumers too.
+          if (g.direct || g.m == 0) continue;
           item_map_a = &groups.group[index].map_a, item_map_b = &groups.group[index].map_b;
           acquire_tensor_map(item_map_a);
           acquire_tensor_map(item_map_b);
@@ -606,6 +613,7 @@ __global__ void __launch_bounds__(Policy::threads, 1)
       } else if constexpr (device_groups) {
         const int index = groups.index_of(item, group_table);
         const group_summary g = groups.summary_of(index, group_table);
+        if (g.m == 0) continue;  // a product of a pointer array that failed its checks (as the producer skips it)
         item_group = groups.group + index;
         tile = item - g.first_item;
         group_m = g.m, group_n = g.n, group_direct = g.direct != 0;
