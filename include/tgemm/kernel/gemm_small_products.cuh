@@ -26,10 +26,11 @@
 
 namespace tgemm::kernel {
 
-/// Threads per block of gemm_small_products. Its launch bounds ask for one block per multiprocessor, so that ptxas
-/// does not cap the registers (it chose 80 for the 64 x 64 bf16 kernel and spilled; uncapped it uses 107-117 with
-/// none). How many blocks a multiprocessor should hold, and whether the next product's loads should overlap this
-/// one's sums, is for a measurement on a GPU.
+/// Threads per block of gemm_small_products. Its launch bounds ask for two blocks per multiprocessor where the
+/// inputs are 16-bit (107-122 registers at sm_90a), one elsewhere (float's 16-byte pieces in flight take 132-162,
+/// double's 153-177, a fused epilogue's up to 255): without a count ptxas capped the registers at 80 and spilled.
+/// How many blocks a multiprocessor should hold, and whether the next product's loads should overlap this one's
+/// sums, is for a measurement on a GPU.
 inline constexpr int small_products_threads = 256;
 
 /// The products of a strided batch as gemm_small_products reads them (the indirect kernels' interface: read(), report()):
@@ -70,23 +71,82 @@ struct small_products_team_storage {
   Acc b[small_products_slice<Acc>][line];
 };
 
-/// Stages op(X)'s lines [l0, l0 + slice) into `to` ([l][e], e < Extent along the product's m (A) or n (B)): element
-/// (e, l) of op(X) is x[e + l ld] when X is read as stored (`along_e`: the contiguous extent is e) and x[l + e ld]
-/// otherwise. Elements past `extent` or past k are 0. The team's `rank` of `team` threads takes every team-th
-/// element, consecutive ranks consecutive addresses in memory.
-template <int Extent, class Acc, class T>
-__device__ __forceinline__ void stage_slice(Acc (*to)[Extent + 4], const T* x, int64_t ld, bool along_e,
-                                            int64_t extent, int64_t k, int64_t l0, int rank, int team) {
-  constexpr int slice = small_products_slice<Acc>;
-  for (int e = rank; e < Extent * slice; e += team) {
-    const int fast = along_e ? e % Extent : e % slice, slow = along_e ? e / Extent : e / slice;
-    const int i = along_e ? fast : slow, l = along_e ? slow : fast;
-    const int64_t kl = l0 + l;
-    Acc v = Acc(0);
-    if (x != nullptr && i < extent && kl < k) v = convert<Acc>(along_e ? x[i + kl * ld] : x[kl + int64_t(i) * ld]);
-    to[l][i] = v;
+/// One operand's slice of k on its way to shared memory: op(X)'s lines [l0, l0 + slice) as `to` [l][i] (i < Extent
+/// along the product's m for A, n for B), zero past `extent` and past k. Element (i, l) of op(X) is x[i + l ld] when
+/// X is read as stored (`along_i`: i is contiguous) and x[l + i ld] otherwise. The team's `rank` of Team threads
+/// takes every Team-th piece, consecutive ranks consecutive addresses in memory. Where x, ld and the edges allow,
+/// 16-byte pieces: load() issues a thread's loads into registers and store() converts and stores them, so that a
+/// team issues both operands' loads before its first store (a product is a few kilobytes: the loads in flight bound
+/// the copy). Otherwise store() copies element by element.
+template <int Extent, int Team, class Acc, class T>
+struct operand_slice {
+  static constexpr int slice = small_products_slice<Acc>;
+  static constexpr int vector = 16 / int(sizeof(T));
+  static constexpr int per_thread = Extent * slice / vector / Team;
+  static_assert(slice % vector == 0 && Extent % vector == 0 && (Extent * slice / vector) % Team == 0,
+                "whole 16-byte pieces along either extent, as many for each thread");
+  uint4 loaded[per_thread];
+  bool vectors = false;
+
+  /// Piece t of this thread: its first element along the contiguous extent (c) and its line.
+  __device__ __forceinline__ static void piece(bool along_i, int rank, int t, int& c, int& line) {
+    const int v = rank + t * Team;
+    if (along_i) {
+      c = (v % (Extent / vector)) * vector, line = v / (Extent / vector);
+    } else {
+      c = (v % (slice / vector)) * vector, line = v / (slice / vector);
+    }
   }
-}
+
+  __device__ __forceinline__ void load(const T* x, int64_t ld, bool along_i, int64_t extent, int64_t k, int64_t l0,
+                                       int rank) {
+    const int contiguous = along_i ? Extent : slice;
+    const int64_t valid = along_i ? extent : k - l0, valid_lines = along_i ? k - l0 : extent;
+    // A piece is wholly inside or wholly outside: none reads past the contiguous extent (the last line may end the
+    // allocation).
+    vectors = x != nullptr && reinterpret_cast<uintptr_t>(x) % 16 == 0 && ld % vector == 0 &&
+              (valid >= contiguous || valid % vector == 0);
+    if (!vectors) return;
+#pragma unroll
+    for (int t = 0; t < per_thread; ++t) {
+      int c, line;
+      piece(along_i, rank, t, c, line);
+      const int64_t first = along_i ? c : l0 + c, at_line = along_i ? l0 + line : line;
+      loaded[t] = c < valid && line < valid_lines ? *reinterpret_cast<const uint4*>(x + first + at_line * ld)
+                                                  : make_uint4(0, 0, 0, 0);
+    }
+  }
+
+  __device__ __forceinline__ void store(Acc (*to)[Extent + 4], const T* x, int64_t ld, bool along_i, int64_t extent,
+                                        int64_t k, int64_t l0, int rank) const {
+    if (vectors) {
+#pragma unroll
+      for (int t = 0; t < per_thread; ++t) {
+        int c, line;
+        piece(along_i, rank, t, c, line);
+        const T* values = reinterpret_cast<const T*>(&loaded[t]);
+#pragma unroll
+        for (int e = 0; e < vector; ++e) {
+          const Acc value = convert<Acc>(values[e]);  // all-zero bits are 0 in every type
+          if (along_i) {
+            to[line][c + e] = value;
+          } else {
+            to[c + e][line] = value;
+          }
+        }
+      }
+      return;
+    }
+    for (int e = rank; e < Extent * slice; e += Team) {
+      const int fast = along_i ? e % Extent : e % slice, slow = along_i ? e / Extent : e / slice;
+      const int i = along_i ? fast : slow, l = along_i ? slow : fast;
+      const int64_t kl = l0 + l;
+      Acc v = Acc(0);
+      if (x != nullptr && i < extent && kl < k) v = convert<Acc>(along_i ? x[i + kl * ld] : x[kl + int64_t(i) * ld]);
+      to[l][i] = v;
+    }
+  }
+};
 
 }  // namespace detail
 
@@ -96,7 +156,7 @@ __device__ __forceinline__ void stage_slice(Acc (*to)[Extent + 4], const T* x, i
 /// Products whose description fails its checks (a null pointer in an array) are skipped. Acc is the type of the sums
 /// and the staging (float; double for double).
 template <int Extent, class Acc, bool Fused, class Products, class TA, class TB, class TC, class Scalar>
-__global__ void __launch_bounds__(small_products_threads, 1)
+__global__ void __launch_bounds__(small_products_threads, Fused || sizeof(TA) > 2 ? 1 : 2)
     gemm_small_products(const Products products, const int64_t count, const op op_a, const op op_b,
                         const Scalar alpha, const Scalar beta, const device::epilogue_terms<TC, Scalar> terms) {
   static_assert(Extent == 32 || Extent == 64, "teams of 64 threads (32 x 32) or 256 (64 x 64)");
@@ -127,11 +187,17 @@ __global__ void __launch_bounds__(small_products_threads, 1)
     const device::basic_problem<TA, TB>& q = p.operands;
     Acc sum[4][4] = {};
     for (int64_t l0 = 0; l0 < k; l0 += slice) {
-      detail::stage_slice<Extent>(mine.a, runs ? q.a : nullptr, q.lda, op_a == op::none, q.m, k, l0, rank, team);
-      detail::stage_slice<Extent>(mine.b, runs ? q.b : nullptr, q.ldb, op_b == op::transpose, q.n, k, l0, rank,
-                                  team);
+      const TA* a = runs ? q.a : nullptr;
+      const TB* b = runs ? q.b : nullptr;
+      const bool a_along_m = op_a == op::none, b_along_n = op_b == op::transpose;
+      detail::operand_slice<Extent, team, Acc, TA> slice_a;
+      detail::operand_slice<Extent, team, Acc, TB> slice_b;
+      slice_a.load(a, q.lda, a_along_m, q.m, k, l0, rank);
+      slice_b.load(b, q.ldb, b_along_n, q.n, k, l0, rank);
+      slice_a.store(mine.a, a, q.lda, a_along_m, q.m, k, l0, rank);
+      slice_b.store(mine.b, b, q.ldb, b_along_n, q.n, k, l0, rank);
       __syncthreads();
-#pragma unroll 2
+#pragma unroll 1  // 2 or 4 made ptxas spill the double kernels with a fused epilogue
       for (int l = 0; l < slice; ++l) {
         Acc x[4], y[4];
 #pragma unroll
