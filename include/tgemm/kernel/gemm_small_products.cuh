@@ -89,7 +89,7 @@ struct operand_slice {
   bool vectors = false;
 
   /// Piece t of this thread: its first element along the contiguous extent (c) and its line.
-  __device__ __forceinline__ static void piece(bool along_i, int rank, int t, int& c, int& line) {
+  __host__ __device__ __forceinline__ static void piece(bool along_i, int rank, int t, int& c, int& line) {
     const int v = rank + t * Team;
     if (along_i) {
       c = (v % (Extent / vector)) * vector, line = v / (Extent / vector);
