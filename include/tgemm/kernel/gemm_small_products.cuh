@@ -40,9 +40,15 @@ struct strided_products {
   const TA* a = nullptr;  ///< The first product's A, column-major.
   const TB* b = nullptr;  ///< The first product's B.
   TC* c = nullptr;        ///< The first product's C.
-  int64_t m = 0, n = 0, k = 0;                ///< Every product's extents (column-major form).
-  int64_t lda = 0, ldb = 0, ldc = 0;          ///< Leading dimensions.
-  int64_t stride_a = 0, stride_b = 0, stride_c = 0;  ///< Elements between consecutive products' matrices.
+  int64_t m = 0;         ///< Rows of every product's C (column-major form).
+  int64_t n = 0;         ///< Columns of C.
+  int64_t k = 0;         ///< The depth.
+  int64_t lda = 0;       ///< A's leading dimension.
+  int64_t ldb = 0;       ///< B's leading dimension.
+  int64_t ldc = 0;       ///< C's leading dimension.
+  int64_t stride_a = 0;  ///< Elements between consecutive products' A (0: one A for all).
+  int64_t stride_b = 0;  ///< Elements between consecutive products' B.
+  int64_t stride_c = 0;  ///< Elements between consecutive products' C.
 
   /// Product i (always present: the host checked the call).
   __device__ __forceinline__ status read(int64_t i, bool reads_operands, indirect_product<TA, TB, TC>& p) const {
