@@ -155,3 +155,19 @@ TEST_CASE("small products: a fused bias + GELU and scales, per product", "[small
     run_small<double, double, false>(c);
   }
 }
+
+TEST_CASE("small products under compute-sanitizer: ragged products, both product sources, a fused epilogue",
+          "[small_products][sanitize]") {
+  // Small enough for the sanitizers (scripts/sanitize.sh): 32 x 32 teams with a partial last block and ragged
+  // products, 64 x 64 teams over two blocks that loop, 16-byte and element-wise staging (padded leading dimensions),
+  // beta = 0 on a NaN C, and a fused bias + GELU.
+  batch_case c;
+  c.count = 9, c.m = 31, c.n = 17, c.k = 40, c.op_b = op::transpose;
+  run_small<__nv_bfloat16, __nv_bfloat16, false>(c);
+  run_small<float, float, true>(c);
+  c.count = 5, c.m = 64, c.n = 40, c.k = 70, c.pad_a = 1, c.beta = 0.5f, c.op_a = op::transpose;
+  run_small<__half, float, false>(c, 2);
+  run_small<double, double, true>(c, 2);
+  c.ep.on = true, c.ep.act = tgemm::activation::gelu_tanh, c.ep.row_bias = true;
+  run_small<__nv_bfloat16, __nv_bfloat16, true>(c, 2);
+}
