@@ -5,7 +5,7 @@
 // dimensions, more products than the grid has teams (the blocks loop), and a fused bias + GELU. Each product against
 // the long-double host loop of test/support/batch_check.hpp, C's padding and gaps unchanged.
 #include <tgemm/gemm.cuh>
-#include <tgemm/kernel/gemm_small_products.cuh>
+#include <tgemm/host/launch_small_products.cuh>
 
 #include "batch_check.hpp"
 #include "catch.hpp"
@@ -29,7 +29,6 @@ template <class AB, class C, bool Pointers>
 status launch_small(const batch_case& c, const AB* a, const AB* b, C* out, const tgemm::epilogue<C>* ep,
                     int64_t max_blocks) {
   using S = tgemm::detail::scalar_for<AB, C>;
-  using Acc = std::conditional_t<std::is_same<AB, double>::value, double, float>;
   const bool row = c.order == layout::row_major;  // C^T = op(B)^T op(A)^T: the operands swap
   const AB* fa = row ? b : a;
   const AB* fb = row ? a : b;
@@ -39,27 +38,11 @@ status launch_small(const batch_case& c, const AB* a, const AB* b, C* out, const
   const int64_t sa = row ? c.sb() : c.sa(), sb = row ? c.sa() : c.sb();
   tgemm::device::epilogue_terms<C, S> terms{};
   if (ep != nullptr) terms = tgemm::detail::terms_of(*ep, c.order, true);
-  const auto run = [&](auto extent, const auto& products) {
-    constexpr int e = decltype(extent)::value;
-    constexpr int teams = tgemm::kernel::small_products_threads / ((e / 4) * (e / 4));
-    const int64_t blocks = std::min<int64_t>((c.count + teams - 1) / teams, max_blocks);
-    using P = std::decay_t<decltype(products)>;
-    if (ep != nullptr) {
-      tgemm::kernel::gemm_small_products<e, Acc, true, P, AB, AB, C, S>
-          <<<unsigned(blocks), tgemm::kernel::small_products_threads>>>(products, c.count, oa, ob, S(c.alpha),
-                                                                         S(c.beta), terms);
-    } else {
-      tgemm::kernel::gemm_small_products<e, Acc, false, P, AB, AB, C, S>
-          <<<unsigned(blocks), tgemm::kernel::small_products_threads>>>(products, c.count, oa, ob, S(c.alpha),
-                                                                         S(c.beta), terms);
-    }
-  };
-  const auto with_extent = [&](const auto& products) {
-    if (std::max(m, n) <= 32) {
-      run(std::integral_constant<int, 32>{}, products);
-    } else {
-      run(std::integral_constant<int, 64>{}, products);
-    }
+  const auto launch = [&](const auto& products) {
+    return ep != nullptr ? tgemm::detail::launch_small_products<true>(products, c.count, m, n, oa, ob, S(c.alpha),
+                                                                     S(c.beta), terms, max_blocks, nullptr, 0)
+                         : tgemm::detail::launch_small_products<false>(products, c.count, m, n, oa, ob, S(c.alpha),
+                                                                      S(c.beta), terms, max_blocks, nullptr, 0);
   };
   if constexpr (Pointers) {
     std::vector<const AB*> pa(size_t(c.count)), pb(size_t(c.count));
@@ -73,20 +56,20 @@ status launch_small(const batch_case& c, const AB* a, const AB* b, C* out, const
     tgemm::kernel::indirect_products<AB, AB, C> products;
     products.a = da.get(), products.b = db.get(), products.c = dc.get();
     products.m = m, products.n = n, products.k = c.k, products.lda = lda, products.ldb = ldb, products.ldc = c.ldc();
-    with_extent(products);
+    const status s = launch(products);
     TGEMM_CUDA_REQUIRE(cudaDeviceSynchronize());  // before the arrays are freed
+    return s;
   } else {
     tgemm::kernel::strided_products<AB, AB, C> products;
     products.a = fa, products.b = fb, products.c = out;
     products.m = m, products.n = n, products.k = c.k, products.lda = lda, products.ldb = ldb, products.ldc = c.ldc();
     products.stride_a = sa, products.stride_b = sb, products.stride_c = c.sc();
-    with_extent(products);
+    return launch(products);
   }
-  return cudaGetLastError() == cudaSuccess ? status::success : status::cuda_error;
 }
 
 template <class AB, class C, bool Pointers>
-void run_small(const batch_case& c, int64_t max_blocks = 1 << 20) {
+void run_small(const batch_case& c, int64_t max_blocks = 0) {
   INFO((Pointers ? "pointer arrays" : "strided") << ", at most " << max_blocks << " blocks");
   run_batch<AB, C>(c, false, [&](const batch_case& b, const AB* a, const AB* bb, C* out, const tgemm::epilogue<C>* ep) {
     return launch_small<AB, C, Pointers>(b, a, bb, out, ep, max_blocks);

@@ -9,7 +9,8 @@
 /// Extent (32 or 64) is the largest m and n a launch takes: teams of (Extent / 4)^2 threads, 256 / that many products
 /// per block (4 of 32 x 32, 1 of 64 x 64). The op pair is a run-time argument (it only changes the staging loads'
 /// index arithmetic), so one kernel per Extent and types serves all four. Not used by tgemm's calls yet: its GPU test
-/// (test/gpu/small_products_test.cu) launches it directly until it has been measured on a GPU.
+/// (test/gpu/small_products_test.cu) and tgemm_bench_batched --impl small launch it through
+/// host/launch_small_products.cuh until it has been measured on a GPU.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -33,8 +34,8 @@ namespace tgemm::kernel {
 /// sums, is for a measurement on a GPU.
 inline constexpr int small_products_threads = 256;
 
-/// The products of a strided batch as gemm_small_products reads them (the indirect kernels' interface: read(), report()):
-/// product i's A, B and C are i strides on from the first ones (a stride of 0 repeats an operand).
+/// The products of a strided batch as gemm_small_products reads them (the indirect kernels' interface: read() and
+/// report()): product i's A, B and C are i strides on from the first ones (a stride of 0 repeats an operand).
 template <class TA, class TB, class TC>
 struct strided_products {
   const TA* a = nullptr;  ///< The first product's A, column-major.
