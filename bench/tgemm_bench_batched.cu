@@ -2,7 +2,7 @@
 // against cublasGemmBatchedEx (device arrays of pointers, the same products), timed side by side in one process.
 //
 // Usage: tgemm_bench_batched [--types f32,bf16,fp16,tf32] [--reps N] [--out DIR] [--api strided|pointers]
-//                            [--set issue|small] [--impl tgemm|small]
+//                            [--set issue|small]
 //   --types  f32 = float, strict FP32 (against cublasSgemmStridedBatched); bf16 = bf16 -> bf16 and fp16 = fp16 ->
 //            fp16, float accumulation (against cublasGemmStridedBatchedEx, CUBLAS_COMPUTE_32F); tf32 = float with
 //            math_mode::tf32 (against CUBLAS_COMPUTE_32F_FAST_TF32). Default f32,bf16.
@@ -11,8 +11,6 @@
 //   --api    strided (default) or pointers: the pointer-array calls on the same operands (arrays built once per set).
 //   --set    issue (default): the shapes below; small: many products of at most 64 x 64 (8192 x 16^3, 4096 x 32^3,
 //            16384 x 32^3, 2048 x (32, 64, 48), 1024 x 64^3, 4096 x (64, 64, 32)).
-//   --impl   tgemm (default): tgemm's call; small: kernel::gemm_small_products launched directly (m, n <= 64; larger
-//            shapes are skipped), its measurement before tgemm's plans use it (computed in float, TF32 or not).
 //
 // Shapes (count x (m, n, k), column-major NN, tight leading dimensions and strides): the strided-batched shapes of
 // the batched-GEMM issue: 4096 x 32^3, 1024 x 64^3, 256 x 128^3, 64 x 256^3, 16 x 1024^3, 8 x 2048^3,
@@ -26,7 +24,6 @@
 // type's math (FP32 SIMT 66.9, bf16/fp16 989, TF32 494.7); GB/s = the bytes of A, B and C read or written once
 // (C written only: beta = 0) / time, against the H200's 4.8 TB/s.
 #include <tgemm/gemm.cuh>
-#include <tgemm/host/launch_small_products.cuh>
 
 #include "check_cublas.hpp"
 #include "check_cuda.hpp"
@@ -65,8 +62,6 @@ const shape small_shapes[] = {{8192, 16, 16, 16}, {4096, 32, 32, 32},  {16384, 3
                               {2048, 32, 64, 48}, {1024, 64, 64, 64}, {4096, 64, 64, 32}};
 /// --set small.
 bool small_set = false;
-/// --impl small: kernel::gemm_small_products in place of tgemm's call.
-bool small_kernel = false;
 
 constexpr int max_sets = 8;
 /// --api pointers: tgemm::gemm_batched() against cublasGemmBatchedEx.
@@ -123,35 +118,8 @@ struct type_info {
   double peak_tflops;
 };
 
-/// kernel::gemm_small_products on one operand set (--impl small; m, n <= 64).
-template <class T>
-void launch_small_kernel(const shape& s, const operand_set<T>& o) {
-  const tgemm::device::epilogue_terms<T, float> none{};
-  tgemm::status st;
-  if (pointer_api) {
-    tgemm::kernel::indirect_products<T, T, T> p;
-    p.a = o.pa, p.b = o.pb, p.c = o.pc, p.m = s.m, p.n = s.n, p.k = s.k, p.lda = s.m, p.ldb = s.k, p.ldc = s.m;
-    st = tgemm::detail::launch_small_products<false>(p, s.count, s.m, s.n, op::none, op::none, 1.0f, 0.0f, none, 0,
-                                                     nullptr, 0);
-  } else {
-    tgemm::kernel::strided_products<T, T, T> p;
-    p.a = o.a, p.b = o.b, p.c = o.c, p.m = s.m, p.n = s.n, p.k = s.k, p.lda = s.m, p.ldb = s.k, p.ldc = s.m;
-    p.stride_a = s.m * s.k, p.stride_b = s.k * s.n, p.stride_c = s.m * s.n;
-    st = tgemm::detail::launch_small_products<false>(p, s.count, s.m, s.n, op::none, op::none, 1.0f, 0.0f, none, 0,
-                                                     nullptr, 0);
-  }
-  if (st != tgemm::status::success) {
-    std::fprintf(stderr, "the small-products kernel failed: %s\n", tgemm::last_error().message.c_str());
-    std::exit(2);
-  }
-}
-
 template <class T>
 void launch_tgemm(const shape& s, const type_info& info, const operand_set<T>& o) {
-  if (small_kernel) {
-    launch_small_kernel(s, o);
-    return;
-  }
   tgemm::options opts;
   opts.math = info.math;
   if (pointer_api) {
@@ -209,7 +177,6 @@ template <class T>
 void run_type(const type_info& info, size_t l2_bytes, int reps, std::ofstream& csv) {
   for (const shape& s : small_set ? std::vector<shape>(std::begin(small_shapes), std::end(small_shapes))
                                    : std::vector<shape>(std::begin(issue_shapes), std::end(issue_shapes))) {
-    if (small_kernel && (s.m > 64 || s.n > 64)) continue;
     const size_t a_count = size_t(s.count * s.m * s.k), b_count = size_t(s.count * s.k * s.n);
     const size_t c_count = size_t(s.count * s.m * s.n);
     const size_t bytes = (a_count + b_count + c_count) * sizeof(T);
@@ -268,7 +235,7 @@ void run_type(const type_info& info, size_t l2_bytes, int reps, std::ofstream& c
       const double ms = impl == 0 ? c_ms : t_ms;
       const double tflops = flops / (ms * 1e-3) / 1e12, gbs = double(bytes) / (ms * 1e-3) / 1e9;
       const double ratio = c_ms / ms;
-      const char* name = impl == 0 ? "cublas" : small_kernel ? "small" : "tgemm";
+      const char* name = impl == 0 ? "cublas" : "tgemm";
       std::printf("%-6s %-22s %-7s %10.4f %9.2f %8.3fx %6.1f%% %8.0f\n", info.name, dims, name, ms, tflops, ratio,
                   100.0 * tflops / info.peak_tflops, gbs);
       csv << info.name << ',' << dims << ',' << name << ',' << ms << ',' << tflops << ',' << ratio << ','
@@ -293,13 +260,10 @@ int main(int argc, char** argv) {
     } else if (arg == "--set" && i + 1 < argc && (std::string(argv[i + 1]) == "issue" ||
                                                   std::string(argv[i + 1]) == "small")) {
       small_set = std::string(argv[++i]) == "small";
-    } else if (arg == "--impl" && i + 1 < argc && (std::string(argv[i + 1]) == "tgemm" ||
-                                                   std::string(argv[i + 1]) == "small")) {
-      small_kernel = std::string(argv[++i]) == "small";
     } else {
       std::fprintf(stderr,
                    "usage: %s [--types f32,bf16,fp16,tf32] [--reps N] [--out DIR] [--api strided|pointers] "
-                   "[--set issue|small] [--impl tgemm|small]\n",
+                   "[--set issue|small]\n",
                    argv[0]);
       return 1;
     }

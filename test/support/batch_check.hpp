@@ -18,7 +18,6 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <limits>
 #include <mutex>
 #include <sstream>
@@ -98,19 +97,11 @@ inline int64_t batch_elements(int64_t count, int64_t stride, int64_t span) {
   return count == 0 ? 0 : (count - 1) * stride + span;
 }
 
-/// Launches a batch_case's products in place of tgemm::gemm_strided_batched() (a kernel's own test): the device
-/// operands, and the epilogue when the case has one (null otherwise). Returns the call's status.
+/// Runs `c` through tgemm::gemm_strided_batched() (with the caller's workspace when `own_workspace`) and checks every
+/// product's C against the reference, and every element of C's buffer that no product owns (padding, gaps, a guard
+/// after the last) for its sentinel. Returns the plan that ran.
 template <class AB, class C>
-using batch_launcher =
-    std::function<status(const batch_case&, const AB* a, const AB* b, C* c, const tgemm::epilogue<C>* ep)>;
-
-/// Runs `c` through tgemm::gemm_strided_batched() (with the caller's workspace when `own_workspace`), or through
-/// `launcher` when given, and checks every product's C against the reference, and every element of C's buffer that
-/// no product owns (padding, gaps, a guard after the last) for its sentinel. Returns the plan that ran (none with a
-/// launcher).
-template <class AB, class C>
-inline tgemm::detail::plan run_batch(const batch_case& c, bool own_workspace = false,
-                                     const batch_launcher<AB, C>& launcher = nullptr) {
+inline tgemm::detail::plan run_batch(const batch_case& c, bool own_workspace = false) {
   INFO(c.describe() << " A,B " << tgemm::element_traits<AB>::name << " C " << tgemm::element_traits<C>::name);
   constexpr int64_t guard = 64;
   const int64_t a_count = batch_elements(c.count, c.sa(), c.span_a());
@@ -194,9 +185,7 @@ inline tgemm::detail::plan run_batch(const batch_case& c, bool own_workspace = f
   tgemm::options opts;
   opts.math = c.math;
   status s = status::success;
-  if (launcher) {
-    s = launcher(c, da.get(), db.get(), dc.get(), e.on ? &epilogue : nullptr);
-  } else if (e.on) {
+  if (e.on) {
     if (own_workspace) {
       size_t bytes = 0;
       REQUIRE(tgemm::gemm_strided_batched_workspace_size(c.order, c.op_a, c.op_b, c.m, c.n, c.k, c.alpha, da.get(),
