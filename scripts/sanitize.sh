@@ -13,15 +13,15 @@
 #     every policy, every op pair, three persistent blocks walking several tiles each, ragged edges, beta = 0 on a
 #     NaN C and beta != 0;
 #   - strided batches ([sanitize] of tgemm_gpu_batched_tests, every tool): products together in one grid (vector and
-#     scalar loads), product by product (split k, realigned copies), float and 16-bit, C = beta C;
+#     scalar loads; the products tile for products of at most 32 x 32, a fused epilogue too), product by product
+#     (split k, realigned copies), float and 16-bit, C = beta C;
 #   - the GEMV kernels ([sanitize] of tgemm_gpu_gemv_tests, every tool): along k and along n, one vector and several,
 #     a partial last vector of k, split k with its reduction, a batch in one grid;
 #   - the fused epilogues ([sanitize] of tgemm_gpu_epilogue_tests, every tool): tiles with a separate D, split k with
 #     the reduction applying the epilogue, GEMV, a batch in one grid, the Hopper kernel; float and bfloat16;
 #   - pointer arrays and device-side group sizes ([sanitize] of tgemm_gpu_indirect_tests, every tool): ragged tiles,
-#     a misaligned product (the direct loop), a null C skipped, experts with an empty group and k = 0;
-#   - many small products ([sanitize] of tgemm_gpu_small_products_tests, every tool): kernel::gemm_small_products
-#     launched directly, strided and through pointer arrays, ragged products, blocks that loop, a fused epilogue;
+#     the products tile, a misaligned product (the direct loop), a null C skipped, experts with an empty group and
+#     k = 0;
 #   - [initcheck] (memcheck and initcheck): gemm() and every launch<P>() with beta = 0 on a C straight from
 #     cudaMalloc, never written, so initcheck proves that beta = 0 never reads C (and that tgemm's scratch memory
 #     is written before it is read); also k = 0 and alpha = 0 with beta = 0.
@@ -29,7 +29,7 @@
 # Usage: scripts/sanitize.sh [build-dir]    (default build-gpu; the tests must be built:
 #          cmake --build build-gpu --target tgemm_reliability_differential tgemm_reliability_gpu_tests
 #          tgemm_gpu_tensorop_tests tgemm_gpu_wgmma_tests tgemm_gpu_batched_tests
-#          tgemm_gpu_gemv_tests tgemm_gpu_epilogue_tests tgemm_gpu_indirect_tests tgemm_gpu_small_products_tests)
+#          tgemm_gpu_gemv_tests tgemm_gpu_epilogue_tests tgemm_gpu_indirect_tests)
 # Environment: OUT (log folder, default ./out), SANITIZE_TOOLS (default "memcheck racecheck synccheck initcheck"),
 #              SANITIZE_CASES (differential cases per tool, default 48), SANITIZE_SEED (default 1, printed).
 # Exit status: 0 when every tool reported nothing, 1 otherwise (or when something is missing).
@@ -56,12 +56,11 @@ batched_tests=$build/test/gpu/tgemm_gpu_batched_tests
 gemv_tests=$build/test/gpu/tgemm_gpu_gemv_tests
 epilogue_tests=$build/test/gpu/tgemm_gpu_epilogue_tests
 indirect_tests=$build/test/gpu/tgemm_gpu_indirect_tests
-small_products_tests=$build/test/gpu/tgemm_gpu_small_products_tests
 for x in "$differential" "$gpu_tests" "$tensorop_tests" "$wgmma_tests" "$batched_tests" "$gemv_tests" "$epilogue_tests" \
-  "$indirect_tests" "$small_products_tests"; do
+  "$indirect_tests"; do
   if [[ ! -x $x ]]; then
     echo "sanitize.sh: $x is missing; build it first:" >&2
-    echo "  cmake --build $build --target tgemm_reliability_differential tgemm_reliability_gpu_tests tgemm_gpu_tensorop_tests tgemm_gpu_wgmma_tests tgemm_gpu_batched_tests tgemm_gpu_gemv_tests tgemm_gpu_epilogue_tests tgemm_gpu_indirect_tests tgemm_gpu_small_products_tests" >&2
+    echo "  cmake --build $build --target tgemm_reliability_differential tgemm_reliability_gpu_tests tgemm_gpu_tensorop_tests tgemm_gpu_wgmma_tests tgemm_gpu_batched_tests tgemm_gpu_gemv_tests tgemm_gpu_epilogue_tests tgemm_gpu_indirect_tests" >&2
     exit 1
   fi
 done
@@ -96,7 +95,6 @@ for tool in $tools; do
   run gemv "$tool" "$gemv_tests" "[sanitize]"
   run epilogue "$tool" "$epilogue_tests" "[sanitize]"
   run indirect "$tool" "$indirect_tests" "[sanitize]"
-  run small_products "$tool" "$small_products_tests" "[sanitize]"
 done
 echo "sanitize.sh: $((SECONDS - start)) s, status $status (logs in $OUT/sanitize-*.log)"
 exit $status

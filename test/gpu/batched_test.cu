@@ -91,6 +91,64 @@ TEST_CASE("strided batches of __nv_bfloat16 to __nv_bfloat16 and to float", "[ba
 }
 TEST_CASE("strided batches of double", "[batched]") { run_type_suite<double, double>(tgemm::math_mode::strict); }
 
+namespace {
+
+/// Batches of products of at most 32 x 32 (aligned for every type's vectors), each product one block of the products
+/// tile: every order and op pair, a ragged n and k, tiny k, many 16^3 products, a misaligned C from the second product
+/// on (the epilogue's narrower stores), a fused bias + GELU into a separate D. On an sm_90a build on an H200 (the
+/// sm_90 entries) the float and 16-bit tables name a 32 x 32 one-warp tile for them, and the plan says it ran.
+template <class AB, class C>
+void run_products_suite(tgemm::math_mode math, bool own_tile) {
+  const auto check = [&](const tgemm::detail::plan& p) {
+    CHECK(p.batch_in_grid);
+    REQUIRE(p.step_count == 1);
+    if (runs_sm90a_kernels()) {
+      if (own_tile) {
+        CHECK(p.steps[0].slot == tgemm::tuning::slot::products);
+        CHECK(p.steps[0].tiles_m * p.steps[0].tiles_n == 1);
+      } else {
+        CHECK(p.steps[0].slot != tgemm::tuning::slot::products);
+      }
+    }
+  };
+  batch_case base;
+  base.math = math;
+  for (const layout order : {layout::col_major, layout::row_major}) {
+    for (const auto& ops : {std::pair<op, op>{op::none, op::none}, {op::none, op::transpose},
+                            {op::transpose, op::none}, {op::transpose, op::transpose}}) {
+      batch_case c = base;
+      c.order = order, c.op_a = ops.first, c.op_b = ops.second;
+      c.count = 37, c.m = 32, c.n = 24, c.k = 40, c.gap = 8, c.beta = 0.5f;
+      check(run_batch<AB, C>(c));
+    }
+  }
+  batch_case shallow = base;  // k = 8: one partial slice
+  shallow.count = 50, shallow.m = 16, shallow.n = 32, shallow.k = 8, shallow.alpha = -1.5f, shallow.beta = 2;
+  check(run_batch<AB, C>(shallow));
+  batch_case many = base;  // many 16^3 products
+  many.count = 3000, many.m = many.n = many.k = 16;
+  check(run_batch<AB, C>(many));
+  batch_case odd_c = base;  // C 3 elements apart: from the second product on, C is misaligned for vector stores
+  odd_c.count = 9, odd_c.m = 32, odd_c.n = 32, odd_c.k = 32, odd_c.stride_c = odd_c.span_c() + 3, odd_c.beta = 1;
+  check(run_batch<AB, C>(odd_c));
+  batch_case fused = base;  // bias + GELU per product, into D
+  fused.count = 21, fused.m = 24, fused.n = 32, fused.k = 64, fused.op_b = op::transpose, fused.beta = 0.25f;
+  fused.ep.on = true, fused.ep.act = tgemm::activation::gelu_tanh, fused.ep.column_bias = true;
+  fused.ep.row_scale = true, fused.ep.separate_d = true, fused.ep.pad_d = 8;
+  const tgemm::detail::plan p = run_batch<AB, C>(fused);
+  check(p);
+  CHECK(p.fused);
+}
+
+}  // namespace
+
+TEST_CASE("strided batches of products of at most 32 x 32: the products tile, a block a product", "[batched]") {
+  run_products_suite<float, float>(tgemm::math_mode::strict, true);
+  run_products_suite<__nv_bfloat16, __nv_bfloat16>(tgemm::math_mode::strict, true);
+  run_products_suite<__half, float>(tgemm::math_mode::strict, true);
+  run_products_suite<float, float>(tgemm::math_mode::tf32, false);  // TF32 names the small tile: scored as before
+}
+
 TEST_CASE("strided batches whose products fill the GPU alone run one after another, on the Hopper kernel where it runs",
           "[batched]") {
   batch_case c;
@@ -160,6 +218,12 @@ TEST_CASE("strided batches under compute-sanitizer: one grid, scalar loads, spli
   c.count = 5, c.m = 40, c.n = 24, c.k = 48, c.gap = 8;
   run_batch<float, float>(c);
   run_batch<__nv_bfloat16, __nv_bfloat16>(c);
+  batch_case products = c;  // at most 32 x 32: the products tile (a ragged n and k), plain and with a fused epilogue
+  products.m = 32, products.op_b = op::transpose, products.beta = 0.5f;
+  run_batch<float, float>(products);
+  run_batch<__half, float>(products);
+  products.ep.on = true, products.ep.act = tgemm::activation::relu, products.ep.row_bias = true;
+  run_batch<__nv_bfloat16, __nv_bfloat16>(products);
   batch_case odd = c;  // misaligned strides: scalar loads (float), realigned copies product by product (bf16)
   odd.stride_a = odd.span_a() + 1, odd.beta = 0.5f;
   run_batch<float, float>(odd);

@@ -85,6 +85,28 @@ TEST_CASE("gemm_batched: 16-bit pointer arrays that fill the GPU run on the grou
   CHECK(plans.grouped_hopper_groups() == (runs_sm90a_kernels() ? expected : 0));
 }
 
+TEST_CASE("gemm_batched: products of at most 32 x 32 run the products tile, a block a product", "[batched_pointers]") {
+  // On an sm_90a build on an H200 the 16-bit tables name a 32 x 32 one-warp tile for these (double keeps the small
+  // tile): every op pair, both orders, a ragged n, a misaligned product (the direct loop), a null C, beta != 0.
+  tgemm::detail::record_plans plans;
+  const op ops[] = {op::none, op::transpose};
+  for (const layout order : {layout::col_major, layout::row_major}) {
+    for (const op oa : ops) {
+      for (const op ob : ops) {
+        run_batched<__nv_bfloat16, __nv_bfloat16>(order, {oa, ob, 32, 24, 40, 1.0, 0.5, 0}, 33, tgemm::math_mode::strict);
+        CHECK(plans.indirect_calls() > 0);
+        if (runs_sm90a_kernels()) CHECK(plans.indirect_slot() == tgemm::tuning::slot::products);
+      }
+    }
+  }
+  run_batched<__half, float>(layout::col_major, {op::none, op::transpose, 16, 32, 8, -1.5, 0.0, 8}, 500,
+                             tgemm::math_mode::strict, 7, 11);
+  if (runs_sm90a_kernels()) CHECK(plans.indirect_slot() == tgemm::tuning::slot::products);
+  run_batched<double, double>(layout::col_major, {op::none, op::none, 32, 32, 32, 1.0, 0.0, 0}, 20,
+                              tgemm::math_mode::strict);
+  CHECK(plans.indirect_slot() != tgemm::tuning::slot::products);
+}
+
 TEST_CASE("gemm_grouped_device: experts of different sizes, bf16, fp16 and double, both orders", "[grouped_device]") {
   const op ops[] = {op::none, op::transpose};
   for (const layout order : {layout::col_major, layout::row_major}) {
@@ -200,6 +222,9 @@ TEST_CASE("gemm_batched and gemm_grouped_device under compute-sanitizer: tiles, 
                                             tgemm::math_mode::strict, 2, 4);
   run_batched<double, double>(layout::row_major, {op::transpose, op::none, 33, 65, 17, -1.0, 0.0, 0}, 4,
                               tgemm::math_mode::strict, 1);
+  // Products of at most 32 x 32: the products tile on an H200, with a misaligned product and a null C.
+  run_batched<__half, __half>(layout::col_major, {op::transpose, op::none, 32, 24, 40, 1.0, 0.5, 0}, 6,
+                              tgemm::math_mode::strict, 1, 3);
   run_grouped_device<__half, float>(layout::row_major, op::none, op::transpose, expert_shapes(1.0, 0.5, true),
                                            tgemm::math_mode::strict);
   // The grouped Hopper kernel on an H200 (maps made on the GPU, the direct loop for the misaligned group), and with

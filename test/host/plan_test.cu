@@ -828,6 +828,11 @@ TEST_CASE("tensor-core tables: slots that name one policy share one kernel", "[p
   STATIC_REQUIRE(tgemm::tuning::kernel_slot<table, slot::tiny_n>() == slot::narrow_n);
   STATIC_REQUIRE(tgemm::tuning::kernel_slot<table, slot::unaligned>() == slot::small);
   STATIC_REQUIRE(tgemm::tuning::kernel_slot<table, slot::medium>() == slot::medium);
+  // The products tile is the small one on sm_80 and its own on sm_90: a kernel of its own.
+  STATIC_REQUIRE(tgemm::tuning::kernel_slot<table, slot::products>() == slot::products);
+  STATIC_REQUIRE(tgemm::tuning::kernel_slot<tgemm::tuning::tensorop_f64, slot::products>() == slot::small);
+  STATIC_REQUIRE(tgemm::tuning::kernel_slot<tgemm::tuning::tensorop_tf32<tgemm::math_mode::tf32>, slot::products>() ==
+                 slot::small);
   // float's table differs across architectures slot by slot: every slot keeps its own kernels.
   STATIC_REQUIRE(tgemm::tuning::kernel_slot<tgemm::tuning::default_chain, slot::general_tn>() == slot::general_tn);
   STATIC_REQUIRE(tgemm::tuning::kernel_slot<tgemm::tuning::default_chain, slot::unaligned>() == slot::unaligned);
@@ -939,6 +944,62 @@ TEST_CASE("strided batches on an H200: small products run together in one grid, 
   // The plan's text says how the batch runs.
   const std::string text = tgemm::detail::describe(p, nullptr, "float", 1024, 1024, 1024);
   CHECK(text.find("a batch of 16 products, together") != std::string::npos);
+}
+
+TEST_CASE("strided batches of products of at most 32 x 64 on an H200: the products tile, one wave walking the batch",
+          "[plan][batched]") {
+  device_facts f = h200();
+  f.wgmma_image = true;
+  for (const auto& b : {std::vector<int64_t>{4096, 32, 32, 32}, {8192, 16, 16, 16}, {16384, 32, 32, 32},
+                        {100, 32, 17, 40}, {100, 1, 32, 8}, {100, 16, 31, 8}}) {
+    CAPTURE(b[0], b[1], b[2], b[3]);
+    const call_spec c = batch_of(shape(b[1], b[2], b[3]), b[0]);
+    const plan f32 = plan_for(c, f);
+    const plan bf16 = plan_16bit<__nv_bfloat16, __nv_bfloat16>(c, f);
+    const plan half_float = plan_16bit<__half, float>(c, f);
+    for (const plan* p : {&f32, &bf16, &half_float}) {
+      if (p->gemv) continue;  // one row or column: the GEMV kernel (its own rule)
+      INFO(kinds_of(*p));
+      CHECK(slots_of(*p) == "products");
+      CHECK(p->batch_in_grid);
+      CHECK(p->steps[0].tiles_m == 1);
+      CHECK(p->steps[0].tiles_n == 1);
+      CHECK(p->steps[0].threads == 32);
+      CHECK(p->workspace_bytes == 0);
+      // One wave of blocks (16 a multiprocessor) walks the batch, or a block a product when there are fewer.
+      CHECK(p->steps[0].batch_walkers == 16 * 132);
+    }
+  }
+  // Two tiles a product (32 x 64, 48 x 32): the products tile, half as many walkers.
+  for (const auto& b : {std::vector<int64_t>{2048, 32, 64, 48}, {4096, 48, 32, 32}, {100, 64, 8, 8}}) {
+    CAPTURE(b[0], b[1], b[2], b[3]);
+    const call_spec c = batch_of(shape(b[1], b[2], b[3]), b[0]);
+    for (const plan& p : {plan_for(c, f), plan_16bit<__nv_bfloat16, __nv_bfloat16>(c, f)}) {
+      CHECK(slots_of(p) == "products");
+      CHECK(p.batch_in_grid);
+      CHECK(p.steps[0].tiles_m * p.steps[0].tiles_n == 2);
+      CHECK(p.steps[0].batch_walkers == 16 * 132 / 2);
+    }
+  }
+  // Products that need more than two (64 x 64, 33 x 64) take the small tile as before.
+  CHECK(slots_of(plan_for(batch_of(shape(64, 64, 64), 1024), f)) == "small");
+  CHECK(slots_of(plan_16bit<__nv_bfloat16, __nv_bfloat16>(batch_of(shape(64, 64, 64), 1024), f)) == "small");
+  CHECK(slots_of(plan_16bit<__nv_bfloat16, __nv_bfloat16>(batch_of(shape(40, 64, 32), 1024), f)) == "small");
+  // The plan's text says how the batch runs.
+  const std::string text =
+      tgemm::detail::describe(plan_for(batch_of(shape(32, 32, 32), 4096), f), nullptr, "float", 32, 32, 32);
+  CHECK(text.find("gemm products") != std::string::npos);
+  CHECK(text.find("up to 2112 blocks along z, each walking every 2112-th product") != std::string::npos);
+  // Other slots never walk.
+  CHECK(plan_for(batch_of(shape(64, 64, 64), 1024), f).steps[0].batch_walkers == 0);
+  // One product alone is planned as before (the rule is for batches in one grid).
+  CHECK(slots_of(plan_for(shape(32, 32, 32), f)) != "products");
+  // Misaligned float products keep the scalar-load tile.
+  CHECK(slots_of(plan_for(batch_of(shape(32, 32, 32), 64, 32 * 32 + 1), f)) == "unaligned");
+  // Tables that name the small tile for products (TF32, double, and every table on sm_80) keep it.
+  const device_facts a = a100();
+  CHECK(slots_of(plan_16bit<__nv_bfloat16, __nv_bfloat16>(batch_of(shape(32, 32, 32), 4096), a)) == "small");
+  CHECK(slots_of(plan_for(batch_of(shape(32, 32, 32), 4096), a)) == "small");
 }
 
 TEST_CASE("16-bit strided batches on an H200 running the sm_90a image: the Hopper kernel walks the whole batch",

@@ -232,6 +232,7 @@ void check_tuning_entry() {
   using tiny_m = typename Entry::tiny_m;
   using tiny_n = typename Entry::tiny_n;
   using unaligned = typename Entry::unaligned;
+  using products = typename Entry::products;
   CAPTURE(Entry::arch);
 
   // Vector loads everywhere but in the policy for misaligned operands.
@@ -245,6 +246,7 @@ void check_tuning_entry() {
   check_shipped_policy<tiny_m, 4, SharedLimit>();
   check_shipped_policy<tiny_n, 4, SharedLimit>();
   check_shipped_policy<unaligned, 1, SharedLimit>();
+  check_shipped_policy<products, 4, SharedLimit>();
 
   // The narrow tiles are exactly as narrow as the problems they are picked for.
   STATIC_REQUIRE(narrow_m::block_m == Entry::narrow_extent);
@@ -262,10 +264,12 @@ void check_tuning_entry() {
   STATIC_REQUIRE(small::block_m * small::block_n < medium::block_m * medium::block_n);
   STATIC_REQUIRE(Entry::medium_speed > 0.0 && Entry::medium_speed <= 1.0);
   STATIC_REQUIRE(Entry::small_speed > 0.0 && Entry::small_speed <= Entry::medium_speed);
+  // The products tile is the small one or smaller (the planner takes it only where it is smaller).
+  STATIC_REQUIRE(products::block_m <= small::block_m && products::block_n <= small::block_n);
 
   // The slot list (TGEMM_TUNING_SLOTS) maps each slot to its member, and the host's values view agrees.
   using namespace tgemm::tuning;
-  STATIC_REQUIRE(slot_count == 10);
+  STATIC_REQUIRE(slot_count == 11);
   STATIC_REQUIRE(std::is_same<slot_policy_t<Entry, slot::general>, general>::value);
   STATIC_REQUIRE(std::is_same<slot_policy_t<Entry, slot::medium>, medium>::value);
   STATIC_REQUIRE(std::is_same<slot_policy_t<Entry, slot::narrow_m>, narrow_m>::value);
@@ -276,6 +280,7 @@ void check_tuning_entry() {
   STATIC_REQUIRE(std::is_same<slot_policy_t<Entry, slot::general_tn>, general_tn>::value);
   STATIC_REQUIRE(std::is_same<slot_policy_t<Entry, slot::general_tt>, general_tt>::value);
   STATIC_REQUIRE(std::is_same<slot_policy_t<Entry, slot::small>, small>::value);
+  STATIC_REQUIRE(std::is_same<slot_policy_t<Entry, slot::products>, products>::value);
   const tuning_values values = values_of<Entry>();
   REQUIRE(values.arch == Entry::arch);
   for_each_slot([&](auto s) {

@@ -11,6 +11,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <atomic>
 #include <climits>
 #include <cstdint>
@@ -37,25 +38,31 @@ namespace tgemm::detail {
 TGEMM_BEGIN_DISPATCH_NAMESPACE
 
 /// The indirect kernels of one tuning table (kernel::indirect_products: pointer arrays and device-side groups alike):
-/// the table's medium and small tiles (the two that suit any op pair), four op pairs each, instantiated only where
-/// such a call is compiled (Fused: those with a fused epilogue, a second set).
+/// the table's medium, small and products tiles (those that suit any op pair; the products tile where the table names
+/// one of its own), four op pairs each, instantiated only where such a call is compiled (Fused: those with a fused
+/// epilogue, a second set).
 template <class Table, class Products, bool Fused = false>
 struct indirect_kernels {
+  /// The kernels' policy source for a slot: the slot that owns the kernel, so that a slot naming another's policy
+  /// (products = small in most tables) adds no kernel.
   template <tuning::slot Slot>
-  using source = kernel::tuned_policy<Table, Slot>;
+  using source = kernel::tuned_policy<Table, tuning::kernel_slot<Table, Slot>()>;
   using policy = kernel::host_policy<source<tuning::slot::medium>>;
+  /// The slots an indirect launch chooses from.
+  static constexpr tuning::slot slots[3] = {tuning::slot::medium, tuning::slot::small, tuning::slot::products};
   using scalar = typename policy::scalar_type;
   using terms_type = device::epilogue_terms<typename policy::element_c, scalar>;
   using kernel_type = void (*)(const Products, const scalar, const scalar, const kernel::tile_grid, const int64_t,
                                const terms_type);
 
-  /// The kernel of a slot (medium or small) and op pair.
-  static kernel_type find(bool small, op op_a, op op_b) {
+  /// The kernel of slots[choice] and an op pair.
+  static kernel_type find(int choice, op op_a, op op_b) {
     kernel_type found = nullptr;
     with_ops(op_a, op_b, [&](auto a, auto b) {
       constexpr op oa = decltype(a)::value, ob = decltype(b)::value;
-      found = small ? &kernel::gemm_indirect_kernel<source<tuning::slot::small>, oa, ob, Products, Fused>
-                    : &kernel::gemm_indirect_kernel<source<tuning::slot::medium>, oa, ob, Products, Fused>;
+      found = choice == 0   ? &kernel::gemm_indirect_kernel<source<slots[0]>, oa, ob, Products, Fused>
+              : choice == 1 ? &kernel::gemm_indirect_kernel<source<slots[1]>, oa, ob, Products, Fused>
+                            : &kernel::gemm_indirect_kernel<source<slots[2]>, oa, ob, Products, Fused>;
       return status::success;
     });
     return found;
@@ -67,7 +74,7 @@ struct indirect_kernels {
     int arch = 0;
     int multiprocessors = 0;
     tuning::tuning_values values;
-    int resident_medium = 1, resident_small = 1;
+    int resident[3] = {1, 1, 1};  ///< Blocks of slots[i]'s kernel a multiprocessor holds.
   };
 
   /// Reads (once) the facts of `device` for an op pair, preparing both kernels (image present, shared memory limit).
@@ -101,17 +108,17 @@ struct indirect_kernels {
     error = cudaDeviceGetAttribute(&f.multiprocessors, cudaDevAttrMultiProcessorCount, device);
     if (error != cudaSuccess) return fail_cuda(error, device, "reading the multiprocessor count");
     f.values = tuning::values_for<Table>(f.arch);
-    for (const bool small : {false, true}) {
-      const tuning::policy_numbers& p = f.values[small ? tuning::slot::small : tuning::slot::medium];
-      const kernel_type k = find(small, op_a, op_b);
+    for (int choice = 0; choice < 3; ++choice) {
+      const tuning::policy_numbers& p = f.values[slots[choice]];
+      const kernel_type k = find(choice, op_a, op_b);
       char what[160];
-      std::snprintf(what, sizeof what, "preparing the indirect %s kernel (policy %s)", small ? "small" : "medium",
+      std::snprintf(what, sizeof what, "preparing the indirect %s kernel (policy %s)", tuning::to_string(slots[choice]),
                     p.name().c_str());
       if (status s = prepare_kernel(k, device, p.shared_bytes, what); s != status::success) return s;
       int blocks = 0;
       error = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k, p.threads, size_t(p.shared_bytes));
       if (error != cudaSuccess) return fail_cuda(error, device, what);
-      (small ? f.resident_small : f.resident_medium) = blocks > 0 ? blocks : 1;
+      f.resident[choice] = blocks > 0 ? blocks : 1;
     }
     if (cached) {
       cache[device][pair] = f;
@@ -121,22 +128,27 @@ struct indirect_kernels {
     return status::success;
   }
 
-  /// The tile for `count` products of at most m x n: the one whose blocks fill the device's resident-block slots
-  /// best, weighed by how much of each tile lies inside C and the entry's measured speed of the small tile (the
-  /// planner's score for one grid of a strided batch, docs/dispatch.md).
-  static bool choose_small(const facts& f, int64_t m, int64_t n, int64_t count) {
+  /// The tile for `count` products of at most m x n, as an index of `slots`: the products tile where the entry names
+  /// one smaller than the small tile and it holds a whole product (the planner's rule for a strided batch); otherwise
+  /// the one of medium and small whose blocks fill the device's resident-block slots best, weighed by how much of
+  /// each tile lies inside C and the entry's measured speed of the small tile (the planner's score for one grid of a
+  /// strided batch, docs/dispatch.md).
+  static int choose(const facts& f, int64_t m, int64_t n, int64_t count) {
+    const tuning::policy_numbers& products = f.values[tuning::slot::products];
+    if (products.block_m < f.values[tuning::slot::small].block_m && m <= products.block_m && n <= products.block_n) {
+      return 2;
+    }
     double best[2] = {0, 0};
-    for (const bool small : {false, true}) {
-      const tuning::policy_numbers& p = f.values[small ? tuning::slot::small : tuning::slot::medium];
+    for (int choice = 0; choice < 2; ++choice) {
+      const tuning::policy_numbers& p = f.values[slots[choice]];
       const int64_t tiles_m = kernel::tiles_for(m, p.block_m), tiles_n = kernel::tiles_for(n, p.block_n);
       const double tiles = double(tiles_m * tiles_n) * double(count);
-      const double slots = double(f.multiprocessors > 0 ? f.multiprocessors : 1) *
-                           double(small ? f.resident_small : f.resident_medium);
-      const double waves = double(int64_t((tiles + slots - 1) / slots));
+      const double resident = double(f.multiprocessors > 0 ? f.multiprocessors : 1) * double(f.resident[choice]);
+      const double waves = double(int64_t((tiles + resident - 1) / resident));
       const double used = double(m) * double(n) / (double(tiles_m * p.block_m) * double(tiles_n * p.block_n));
-      best[small] = used * tiles / (waves * slots) * (small ? f.values.small_speed / f.values.medium_speed : 1.0);
+      best[choice] = used * tiles / (waves * resident) * (choice == 1 ? f.values.small_speed / f.values.medium_speed : 1.0);
     }
-    return best[1] > best[0];
+    return best[1] > best[0] ? 1 : 0;
   }
 
   /// Whether device-side groups and pointer arrays of these types may run on the grouped Hopper kernel: 16-bit A, B and
@@ -224,8 +236,8 @@ struct indirect_kernels {
     }
     facts f;
     if (status s = facts_for(device, op_a, op_b, f); s != status::success) return s;
-    const bool small = choose_small(f, m, n, count);
-    const tuning::policy_numbers& p = f.values[small ? tuning::slot::small : tuning::slot::medium];
+    const int choice = choose(f, m, n, count);
+    const tuning::policy_numbers& p = f.values[slots[choice]];
     kernel::tile_grid tiles;
     tiles.tiles_m = kernel::tiles_for(m, p.block_m);
     tiles.tiles_n = kernel::tiles_for(n, p.block_n);
@@ -240,13 +252,21 @@ struct indirect_kernels {
                    "products of the %s tile (%s)%s, %lld x %lld tiles each; products not aligned for its loads run "
                    "the direct loop\n",
                    what, (long long)count, (long long)m, (long long)n, (long long)k, op_letter(op_a),
-                   op_letter(op_b), small ? "small" : "medium", p.name().c_str(), Fused ? " with a fused epilogue" : "",
+                   op_letter(op_b), tuning::to_string(slots[choice]), p.name().c_str(), Fused ? " with a fused epilogue" : "",
                    (long long)tiles.tiles_m, (long long)tiles.tiles_n);
     }
-    const kernel_type kernel = find(small, op_a, op_b);
+    if (plan_record& record = plan_recorder(); record.enabled) ++record.indirect_calls, record.indirect_slot = slots[choice];
+    const kernel_type kernel = find(choice, op_a, op_b);
     dim3 grid = kernel::grid_for(tiles.tiles_m * tiles.tiles_n);
+    // The products tile: one wave of blocks walks each launch's products (kernel::walks_batch).
+    const int64_t walkers =
+        choice == 2 ? std::max<int64_t>(1, int64_t(f.multiprocessors > 0 ? f.multiprocessors : 1) * f.resident[2] /
+                                               (tiles.tiles_m * tiles.tiles_n))
+                    : 0;
     for (int64_t first = 0; first < count; first += kernel::max_grid_y) {
-      grid.z = unsigned(count - first < kernel::max_grid_y ? count - first : kernel::max_grid_y);
+      const int64_t launched = count - first < kernel::max_grid_y ? count - first : kernel::max_grid_y;
+      grid.z = unsigned(launched);
+      if (walkers > 0 && launched > 1) tiles.batches = launched, grid.z = unsigned(std::min(launched, walkers));
       if (status s = launch_kernel(kernel, grid, dim3(unsigned(p.threads)), p.shared_bytes, stream, device, what,
                                    products, alpha, beta, tiles, first, terms);
           s != status::success) {

@@ -70,6 +70,8 @@ struct plan_step {
   int64_t tiles_m = 0;      ///< Block tiles along m.
   int64_t tiles_n = 0;      ///< Block tiles along n.
   int64_t slices = 1;       ///< Split-K slices (gridDim.z); also the slices a reduce step sums.
+  int64_t batch_walkers = 0;  ///< A batch in one grid on the products tile: blocks along z, each walking every
+                              ///< batch_walkers-th product (one wave of them); 0: a block per product.
   int64_t k_per_slice = 0;  ///< k per slice when slices > 1.
   bool to_workspace = false;  ///< The gemm writes alpha = 1, beta = 0 products to the workspace at `offset`.
   int64_t ld_out = 0;       ///< Leading dimension of the workspace product (and of the partials a reduce reads).
@@ -355,6 +357,13 @@ class planner {
   /// at most narrow_extent peeled off. The best runs unsplit when its tiles fill at least half the slots, else
   /// the medium tile runs with split-K.
   status plan_aligned(plan& out, const region& r) {
+    // A batch in one grid of products that one or two products tiles cover, where the entry names one smaller than
+    // the small tile (a 32 x 32 product would use a quarter of the 64 x 64 tile); 64 x 64 products keep the small one.
+    const tuning::policy_numbers& products = t_[slot::products];
+    if (in_grid_ && products.block_m < t_[slot::small].block_m &&
+        kernel::tiles_for(r.rows, products.block_m) * kernel::tiles_for(r.cols, products.block_n) <= 2) {
+      return add_gemm(out, slot::products, r);
+    }
     slot thin;
     // The thin tiles stream one long operand; a batch of products small in every extent (32 x 32 x 32) is better
     // served by the small tile's square blocks.
@@ -460,6 +469,13 @@ class planner {
       out.steps[out.step_count++] = g;
       add_reduce(out, g, r);
       return status::success;
+    }
+    if (s == slot::products && in_grid_) {
+      // One wave of blocks walks the batch (kernel::gemm_kernel's loop for this slot): no block is launched, nor its
+      // prologue run, per product.
+      const int64_t resident = int64_t(facts_.multiprocessors > 0 ? facts_.multiprocessors : 1) *
+                               facts_.resident(out.op_a, out.op_b, s);
+      g.batch_walkers = std::max<int64_t>(1, resident / (g.tiles_m * g.tiles_n));
     }
     if (s == slot::general && (r.readable_m > r.rows || r.readable_n > r.cols)) {
       g.padded = true;
@@ -834,6 +850,10 @@ struct plan_record {
   /// Groups of tgemm::gemm_grouped() and gemm_grouped_device(), and products of gemm_batched()'s pointer arrays, run
   /// together on the grouped Hopper kernel.
   int grouped_hopper_groups = 0;
+  /// Calls of gemm_batched() and gemm_grouped_device() run on the tile kernels (kernel::gemm_indirect_kernel).
+  int indirect_calls = 0;
+  /// The slot whose tile the last of those ran (medium, small or products).
+  tuning::slot indirect_slot = tuning::slot::medium;
 };
 
 /// This thread's plan record (shared by every translation unit, the compiled library's included).
@@ -846,7 +866,10 @@ inline plan_record& plan_recorder() {
 /// assert which path a call took.
 class record_plans {
  public:
-  record_plans() { plan_recorder() = plan_record{true, 0, plan{}}; }
+  record_plans() {
+    plan_recorder() = plan_record{};
+    plan_recorder().enabled = true;
+  }
   record_plans(const record_plans&) = delete;
   record_plans& operator=(const record_plans&) = delete;
   ~record_plans() { plan_recorder().enabled = false; }
@@ -856,6 +879,10 @@ class record_plans {
   int calls() const { return plan_recorder().calls; }
   /// Groups and pointer-array products run together on the grouped Hopper kernel (plan_record; not in calls()).
   int grouped_hopper_groups() const { return plan_recorder().grouped_hopper_groups; }
+  /// Pointer-array and device-group calls run on the tile kernels (plan_record; not in calls()).
+  int indirect_calls() const { return plan_recorder().indirect_calls; }
+  /// The slot of the last of those (valid when indirect_calls() > 0).
+  tuning::slot indirect_slot() const { return plan_recorder().indirect_slot; }
 };
 
 /// The plan of tgemm::gemm() for a validated call (pure: no device work).

@@ -21,7 +21,8 @@
   X(narrow_n, "tiny_extent < n <= narrow_extent")                                                          \
   X(tiny_m, "m <= tiny_extent")                                                                             \
   X(tiny_n, "n <= tiny_extent")                                                                             \
-  X(unaligned, "misaligned operands of problems too small to be worth repacking (scalar loads)")
+  X(unaligned, "misaligned operands of problems too small to be worth repacking (scalar loads)")          \
+  X(products, "batches of products no larger than its tile, run together in one grid")
 
 namespace tgemm::tuning {
 

@@ -83,6 +83,17 @@ template <class Element, class ElementC>
 using tensorop_f16_thin_n_policy =
     tensorop_policy<block_shape<128, 16, 128>, warp_shape<32, 16>, mma_shape<16, 8, 16>, 3, Element, ElementC>;
 
+/// A 32 x 32 x 32 tile in one warp, three stages (12 KiB), for batches of products that one or two such tiles cover,
+/// run in one grid. Measured on an H200 (bf16, GPU time of device::gemm() launched once per tile, queued launches,
+/// median of 40; scratch probe, NN, tight strides), ms: 4096 x 32^3 0.0157 against 0.0276 for the small tile (cuBLAS
+/// 0.0199), 16384 x 32^3 0.0415 against 0.0925 (cuBLAS 0.0582), 8192 x 16^3 0.0239 (cuBLAS 0.0313), 2048 x (32, 64,
+/// 48) 0.0172 against 0.0223 (two tiles a product; two stages 0.0202). 64 x 64 products keep the small tile (1024 x
+/// 64^3: 0.0169 on four of these against 0.0150). 64-deep slices were slower (0.0199, 0.0624, 0.0308), and so were 24
+/// blocks a multiprocessor forced by the launch bounds (0.0260, 0.0777: 85 registers).
+template <class Element, class ElementC>
+using tensorop_f16_products_policy =
+    tensorop_policy<block_shape<32, 32, 32>, warp_shape<32, 32>, mma_shape<16, 8, 16>, 3, Element, ElementC>;
+
 /// Ampere A100 (sm_80): 164 KiB of shared memory per SM.
 template <class Element, class ElementC>
 struct tensorop_f16_sm80 : tensorop_f16_thresholds<ElementC> {
@@ -105,6 +116,8 @@ struct tensorop_f16_sm80 : tensorop_f16_thresholds<ElementC> {
   using tiny_m = narrow_m;  ///< The same tile: one kernel per op pair serves every thin row count.
   using tiny_n = narrow_n;  ///< The same tile: one kernel per op pair serves every thin column count.
   using unaligned = small;  ///< Never chosen (misaligned operands are repacked); the same kernel, so none extra.
+  /// Batches of small products: the small tile (not measured apart on this architecture; no kernel extra).
+  using products = small;
   /// The entry whose kernels write a split step's float partials (void: C is float, the partials are C's type).
   using partials_entry = float_partials_entry_for<tensorop_f16_sm80, Element, ElementC>;
 };
@@ -143,6 +156,8 @@ struct tensorop_f16_sm90 : tensorop_f16_sm80<Element, ElementC> {
   /// 0.0188 -> 0.0159, 0.0148. Splitting the small tile where it runs unsplit lost (bf16 128 x 4096 x 4096 0.0191,
   /// 0.0188 -> 0.0232, 0.0228): those products keep it unsplit.
   static constexpr bool wgmma_split_small = true;
+  /// Batches of products of at most 32 x 64 (or 64 x 32): tensorop_f16_products_policy, a warp a tile.
+  using products = tensorop_f16_products_policy<Element, ElementC>;
   /// The entry whose kernels write a split step's float partials (void: C is float, the partials are C's type).
   using partials_entry = float_partials_entry_for<tensorop_f16_sm90, Element, ElementC>;
 };

@@ -47,6 +47,7 @@ struct tensorop_f64_sm80 : tensorop_f64_thresholds {
   using tiny_m = small;     ///< Thin problems use the small tile too.
   using tiny_n = small;     ///< Thin problems use the small tile too.
   using unaligned = small;  ///< Never chosen (misaligned operands are repacked); the same kernel, so none extra.
+  using products = small;   ///< Batches of small products: the small tile (not measured apart; no kernel extra).
 };
 
 /// Hopper (sm_90): the same tiles, with sm_90's own 16 x 8 DMMA shapes.

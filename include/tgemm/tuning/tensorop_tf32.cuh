@@ -43,6 +43,7 @@ struct tensorop_tf32_sm80 : tensorop_f16_thresholds<float> {
   using tiny_m = small;     ///< Thin problems use the small tile too.
   using tiny_n = small;     ///< Thin problems use the small tile too.
   using unaligned = small;  ///< Never chosen (misaligned operands are repacked); the same kernel, so none extra.
+  using products = small;   ///< Batches of small products: the small tile (not measured apart; no kernel extra).
 };
 
 /// Hopper (sm_90): the same mma.sync tiles (tuning them on an H200 is open work), and on an sm_90a image the Hopper
