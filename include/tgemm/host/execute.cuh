@@ -178,10 +178,6 @@ status launch_steps(const plan& p, const canonical_call<Types>& call, std::byte*
         g.readable = {s.readable_m, s.readable_n};
         g.grid = kernel::grid_for(s.tiles_m * s.tiles_n);
         g.grid.z = unsigned(s.slices) * products;  // one of them is 1: plans never split a batch run in one grid
-        if (s.batch_walkers > 0 && products > 1) {  // the products slot: one wave of blocks walks the batch
-          g.tiles.batches = products;
-          g.grid.z = unsigned(std::min<int64_t>(products, s.batch_walkers));
-        }
         launched = kernels.launch(s, g, stream, device);
         break;
       }

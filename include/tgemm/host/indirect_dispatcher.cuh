@@ -11,7 +11,6 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <atomic>
 #include <climits>
 #include <cstdint>
@@ -258,15 +257,8 @@ struct indirect_kernels {
     if (plan_record& record = plan_recorder(); record.enabled) ++record.indirect_calls, record.indirect_slot = slots[choice];
     const kernel_type kernel = find(choice, op_a, op_b);
     dim3 grid = kernel::grid_for(tiles.tiles_m * tiles.tiles_n);
-    // The products tile: one wave of blocks walks each launch's products (kernel::walks_batch).
-    const int64_t walkers =
-        choice == 2 ? std::max<int64_t>(1, int64_t(f.multiprocessors > 0 ? f.multiprocessors : 1) * f.resident[2] /
-                                               (tiles.tiles_m * tiles.tiles_n))
-                    : 0;
     for (int64_t first = 0; first < count; first += kernel::max_grid_y) {
-      const int64_t launched = count - first < kernel::max_grid_y ? count - first : kernel::max_grid_y;
-      grid.z = unsigned(launched);
-      if (walkers > 0 && launched > 1) tiles.batches = launched, grid.z = unsigned(std::min(launched, walkers));
+      grid.z = unsigned(count - first < kernel::max_grid_y ? count - first : kernel::max_grid_y);
       if (status s = launch_kernel(kernel, grid, dim3(unsigned(p.threads)), p.shared_bytes, stream, device, what,
                                    products, alpha, beta, tiles, first, terms);
           s != status::success) {

@@ -70,8 +70,6 @@ struct plan_step {
   int64_t tiles_m = 0;      ///< Block tiles along m.
   int64_t tiles_n = 0;      ///< Block tiles along n.
   int64_t slices = 1;       ///< Split-K slices (gridDim.z); also the slices a reduce step sums.
-  int64_t batch_walkers = 0;  ///< A batch in one grid on the products tile: blocks along z, each walking every
-                              ///< batch_walkers-th product (one wave of them); 0: a block per product.
   int64_t k_per_slice = 0;  ///< k per slice when slices > 1.
   bool to_workspace = false;  ///< The gemm writes alpha = 1, beta = 0 products to the workspace at `offset`.
   int64_t ld_out = 0;       ///< Leading dimension of the workspace product (and of the partials a reduce reads).
@@ -469,13 +467,6 @@ class planner {
       out.steps[out.step_count++] = g;
       add_reduce(out, g, r);
       return status::success;
-    }
-    if (s == slot::products && in_grid_) {
-      // One wave of blocks walks the batch (kernel::gemm_kernel's loop for this slot): no block is launched, nor its
-      // prologue run, per product.
-      const int64_t resident = int64_t(facts_.multiprocessors > 0 ? facts_.multiprocessors : 1) *
-                               facts_.resident(out.op_a, out.op_b, s);
-      g.batch_walkers = std::max<int64_t>(1, resident / (g.tiles_m * g.tiles_n));
     }
     if (s == slot::general && (r.readable_m > r.rows || r.readable_n > r.cols)) {
       g.padded = true;

@@ -84,11 +84,6 @@ inline std::string describe(const plan& p, const tuning::tuning_values* tuning, 
                         s.slices > 1 ? ", partials to workspace" : "");
           break;
         }
-        if (s.batch_walkers > 0 && p.batch_in_grid) {  // the products tile: one wave of blocks walks the batch
-          text += line;
-          std::snprintf(line, sizeof line, "     up to %lld blocks along z, each walking every %lld-th product\n",
-                        (long long)s.batch_walkers, (long long)s.batch_walkers);
-        }
         if (s.wgmma) {  // its grid: persistent blocks walking the tiles in groups of tile rows
           text += line;
           std::snprintf(line, sizeof line, "     %lld blocks, tile order in groups of %d tile rows\n",

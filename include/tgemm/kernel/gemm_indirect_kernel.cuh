@@ -144,10 +144,8 @@ __device__ void direct_tile(const indirect_product<TA, TB, TC>& p, int64_t tile_
   }
 }
 
-/// The indirect GEMM kernel: blockIdx.z picks product first + z (or, for the products slot with grid.batches set,
-/// products first + z, first + z + gridDim.z, ... below first + grid.batches: walks_batch), blockIdx.x/y one tile of
-/// a grid sized for the largest product (tile_grid: the bounds' tiles); blocks past their own product's extent skip
-/// it. The
+/// The indirect GEMM kernel: blockIdx.z picks product first + z, blockIdx.x/y one tile of a grid sized for the
+/// largest product (tile_grid: the bounds' tiles); blocks past their own product's extent return at once. The
 /// tile (0, 0) block of each product reports its status (indirect_products::report). Products whose k is 0, or all of
 /// them when alpha is 0, get C = beta C without A or B being read. Fused kernels fold `terms` (product i's:
 /// terms.product(i)) into their stores; the others ignore it.
@@ -165,32 +163,27 @@ __global__ void __launch_bounds__(Source::template at<TGEMM_DEVICE_ARCH>::thread
   using element_c = typename policy::element_c;
   int64_t tile_row, tile_col;
   if (!tile_of_block<policy::raster_group>(grid, tile_row, tile_col)) return;
-  const bool walks = walks_batch<Source>::value && grid.batches > 0;
-  const int64_t last = first + (walks ? grid.batches : int64_t(blockIdx.z) + 1);
-  for (int64_t index = first + blockIdx.z; index < last; index += gridDim.z) {
-    // Every decision below is the same for the whole block: a skipped product skips its barrier for all threads.
-    indirect_product<element_a, element_b, element_c> p;
-    const status checked = products.read(index, alpha != scalar(0), p);
-    if (tile_row == 0 && tile_col == 0 && threadIdx.x == 0) products.report(index, checked);
-    if (checked != status::success) continue;
-    if (tile_row * policy::block_m >= p.operands.m || tile_col * policy::block_n >= p.operands.n) continue;
-    if (alpha == scalar(0)) p.operands.k = 0;  // C = beta C: A and B are not read
-    if (vector_loads_fit<policy>(p)) {
-      auto& smem = *static_cast<device::shared_storage<policy>*>(dynamic_shared_memory());
-      if constexpr (Fused) {
-        device::basic_fused_combination<element_c, scalar> output;
-        output.alpha = alpha, output.beta = beta, output.c = p.c, output.ldc = p.ldc;
-        output.terms = terms;
-        output.product = index;  // the epilogue reads terms.product(index)
-        device::gemm<policy, OpA, OpB>(p.operands, tile_row, tile_col, smem, output);
-      } else {
-        const device::basic_linear_combination<element_c, scalar> output{alpha, beta, p.c, p.ldc};
-        device::gemm<policy, OpA, OpB>(p.operands, tile_row, tile_col, smem, output);
-      }
-      if (walks) __syncthreads();  // the next product's copies reuse the stages this one read
+  const int64_t index = first + blockIdx.z;
+  indirect_product<element_a, element_b, element_c> p;
+  const status checked = products.read(index, alpha != scalar(0), p);
+  if (tile_row == 0 && tile_col == 0 && threadIdx.x == 0) products.report(index, checked);
+  if (checked != status::success) return;
+  if (tile_row * policy::block_m >= p.operands.m || tile_col * policy::block_n >= p.operands.n) return;
+  if (alpha == scalar(0)) p.operands.k = 0;  // C = beta C: A and B are not read
+  if (vector_loads_fit<policy>(p)) {
+    auto& smem = *static_cast<device::shared_storage<policy>*>(dynamic_shared_memory());
+    if constexpr (Fused) {
+      device::basic_fused_combination<element_c, scalar> output;
+      output.alpha = alpha, output.beta = beta, output.c = p.c, output.ldc = p.ldc;
+      output.terms = terms;
+      output.product = index;  // the epilogue reads terms.product(index)
+      device::gemm<policy, OpA, OpB>(p.operands, tile_row, tile_col, smem, output);
     } else {
-      direct_tile<policy, OpA, OpB, Fused>(p, tile_row, tile_col, alpha, beta, terms.product(index));
+      const device::basic_linear_combination<element_c, scalar> output{alpha, beta, p.c, p.ldc};
+      device::gemm<policy, OpA, OpB>(p.operands, tile_row, tile_col, smem, output);
     }
+  } else {
+    direct_tile<policy, OpA, OpB, Fused>(p, tile_row, tile_col, alpha, beta, terms.product(index));
   }
 }
 

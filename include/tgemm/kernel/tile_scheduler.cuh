@@ -16,9 +16,6 @@ struct tile_grid {
   int64_t stride_a = 0;  ///< Elements between consecutive products' A (0: one A, or no batch).
   int64_t stride_b = 0;  ///< Elements between consecutive products' B.
   int64_t stride_c = 0;  ///< Elements between consecutive products' C.
-  /// Products of the launch when its blocks walk the batch (the products slot: block z takes products z,
-  /// z + gridDim.z, ...); 0: gridDim.z products, one each.
-  int64_t batches = 0;
 };
 
 /// Split-K: k is cut into `slices` ranges of k_per_slice (blockIdx.z picks one); each block writes its partial

@@ -83,16 +83,17 @@ template <class Element, class ElementC>
 using tensorop_f16_thin_n_policy =
     tensorop_policy<block_shape<128, 16, 128>, warp_shape<32, 16>, mma_shape<16, 8, 16>, 3, Element, ElementC>;
 
-/// A 32 x 32 x 32 tile in one warp, three stages (12 KiB), for batches of products that one or two such tiles cover,
+/// A 32 x 32 x 32 tile in one warp, two stages (8 KiB), for batches of products that one or two such tiles cover,
 /// run in one grid. Measured on an H200 (bf16, GPU time of device::gemm() launched once per tile, queued launches,
 /// median of 40; scratch probe, NN, tight strides), ms: 4096 x 32^3 0.0157 against 0.0276 for the small tile (cuBLAS
 /// 0.0199), 16384 x 32^3 0.0415 against 0.0925 (cuBLAS 0.0582), 8192 x 16^3 0.0239 (cuBLAS 0.0313), 2048 x (32, 64,
-/// 48) 0.0172 against 0.0223 (two tiles a product; two stages 0.0202). 64 x 64 products keep the small tile (1024 x
-/// 64^3: 0.0169 on four of these against 0.0150). 64-deep slices were slower (0.0199, 0.0624, 0.0308), and so were 24
-/// blocks a multiprocessor forced by the launch bounds (0.0260, 0.0777: 85 registers).
+/// 48) 0.0202 against 0.0223 (two tiles a product). 64 x 64 products keep the small tile (1024 x 64^3: 0.0185 on four
+/// of these against 0.0150). 64-deep slices were slower (0.0199, 0.0624, 0.0308), and so were 24 blocks a
+/// multiprocessor forced by the launch bounds (0.0260, 0.0777: 85 registers). Three stages helped the probe where k
+/// spans two slices (0.0172 at 2048 x (32, 64, 48)), untried through tgemm's own kernels.
 template <class Element, class ElementC>
 using tensorop_f16_products_policy =
-    tensorop_policy<block_shape<32, 32, 32>, warp_shape<32, 32>, mma_shape<16, 8, 16>, 3, Element, ElementC>;
+    tensorop_policy<block_shape<32, 32, 32>, warp_shape<32, 32>, mma_shape<16, 8, 16>, 2, Element, ElementC>;
 
 /// Ampere A100 (sm_80): 164 KiB of shared memory per SM.
 template <class Element, class ElementC>
