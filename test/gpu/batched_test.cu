@@ -31,22 +31,28 @@ using tgemm::op;
 using tgemm::status;
 using namespace tgemm::test;
 
+/// Calls f(c) for `base` in both storage orders and with every op pair.
+template <class F>
+void for_each_layout(const batch_case& base, F&& f) {
+  for (const layout order : {layout::col_major, layout::row_major}) {
+    for (const auto& ops : {std::pair<op, op>{op::none, op::none}, {op::none, op::transpose},
+                            {op::transpose, op::none}, {op::transpose, op::transpose}}) {
+      batch_case c = base;
+      c.order = order, c.op_a = ops.first, c.op_b = ops.second;
+      f(c);
+    }
+  }
+}
+
 /// The shapes every element type runs: products together in one grid (many small ones, a few medium ones), one
 /// after another (deep k with few tiles: each splits k), strides of 0 and overlapping operands, misaligned strides.
 template <class AB, class C>
 void run_type_suite(tgemm::math_mode math) {
   batch_case base;
   base.math = math;
-  for (const layout order : {layout::col_major, layout::row_major}) {
-    for (const auto& ops : {std::pair<op, op>{op::none, op::none}, {op::none, op::transpose},
-                            {op::transpose, op::none}, {op::transpose, op::transpose}}) {
-      batch_case c = base;
-      c.order = order, c.op_a = ops.first, c.op_b = ops.second;
-      c.count = 7, c.m = 40, c.n = 24, c.k = 48, c.gap = 8, c.beta = 0.5f;  // aligned for every type's vectors
-      const tgemm::detail::plan p = run_batch<AB, C>(c);
-      CHECK(p.batch_in_grid);
-    }
-  }
+  batch_case every = base;  // aligned for every type's vectors
+  every.count = 7, every.m = 40, every.n = 24, every.k = 48, every.gap = 8, every.beta = 0.5f;
+  for_each_layout(every, [](const batch_case& c) { CHECK(run_batch<AB, C>(c).batch_in_grid); });
   batch_case many = base;  // many tiny products, together
   many.count = 300, many.m = 8, many.n = 8, many.k = 8;
   CHECK(run_batch<AB, C>(many).batch_in_grid);
@@ -113,15 +119,9 @@ void run_products_suite(tgemm::math_mode math, bool own_tile) {
   };
   batch_case base;
   base.math = math;
-  for (const layout order : {layout::col_major, layout::row_major}) {
-    for (const auto& ops : {std::pair<op, op>{op::none, op::none}, {op::none, op::transpose},
-                            {op::transpose, op::none}, {op::transpose, op::transpose}}) {
-      batch_case c = base;
-      c.order = order, c.op_a = ops.first, c.op_b = ops.second;
-      c.count = 37, c.m = 32, c.n = 24, c.k = 40, c.gap = 8, c.beta = 0.5f;
-      check(run_batch<AB, C>(c));
-    }
-  }
+  batch_case every = base;
+  every.count = 37, every.m = 32, every.n = 24, every.k = 40, every.gap = 8, every.beta = 0.5f;
+  for_each_layout(every, [&](const batch_case& c) { check(run_batch<AB, C>(c)); });
   batch_case shallow = base;  // k = 8: one partial slice
   shallow.count = 50, shallow.m = 16, shallow.n = 32, shallow.k = 8, shallow.alpha = -1.5f, shallow.beta = 2;
   check(run_batch<AB, C>(shallow));
