@@ -27,6 +27,7 @@
 
 #include "check_cublas.hpp"
 #include "check_cuda.hpp"
+#include "download.hpp"
 #include "element_values.hpp"
 #include "timing.hpp"
 
@@ -165,15 +166,6 @@ void launch_cublas(const shape& s, const type_info& info, const operand_set<T>& 
 }
 
 template <class T>
-std::vector<double> download(const T* c, size_t count) {
-  std::vector<T> host(count);
-  TGEMM_CHECK_CUDA(cudaMemcpy(host.data(), c, count * sizeof(T), cudaMemcpyDeviceToHost));
-  std::vector<double> out(count);
-  for (size_t i = 0; i < count; ++i) out[i] = tgemm::test::to_double(host[i]);
-  return out;
-}
-
-template <class T>
 void run_type(const type_info& info, size_t l2_bytes, int reps, std::ofstream& csv) {
   for (const shape& s : small_set ? std::vector<shape>(std::begin(small_shapes), std::end(small_shapes))
                                    : std::vector<shape>(std::begin(issue_shapes), std::end(issue_shapes))) {
@@ -203,7 +195,8 @@ void run_type(const type_info& info, size_t l2_bytes, int reps, std::ofstream& c
     if (pointer_api) make_pointer_arrays(s, check);
     launch_cublas(s, info, check);
     TGEMM_CHECK_CUDA(cudaDeviceSynchronize());
-    const std::vector<double> got = download(operands[0].c, c_count), want = download(reference, c_count);
+    const std::vector<double> got = tgemm::test::download_as_double(operands[0].c, c_count),
+                              want = tgemm::test::download_as_double(reference, c_count);
     double diff = 0, norm = 0;
     for (size_t i = 0; i < got.size(); ++i) diff += (got[i] - want[i]) * (got[i] - want[i]), norm += want[i] * want[i];
     const double relative = std::sqrt(diff / norm), tolerance = sizeof(T) == 2 || info.math != tgemm::math_mode::strict ? 1e-2 : 1e-4;

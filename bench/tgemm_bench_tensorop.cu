@@ -36,6 +36,8 @@
 
 #include "check_cublas.hpp"
 #include "check_cuda.hpp"
+#include "download.hpp"
+#include "element_values.hpp"
 #include "timing.hpp"
 
 #include <cublas_v2.h>
@@ -95,15 +97,7 @@ int64_t leading(layout order, op x, int64_t rows, int64_t cols) {
 
 using tgemm::test::cuda_type;
 
-float to_float(__half x) { return __half2float(x); }
-float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
-float to_float(float x) { return x; }
-double to_float(double x) { return x; }
-template <class T> T from_float(float x);
-template <> __half from_float<__half>(float x) { return __float2half_rn(x); }
-template <> __nv_bfloat16 from_float<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
-template <> double from_float<double>(float x) { return x; }
-template <> float from_float<float>(float x) { return x; }
+using tgemm::test::from_float;
 
 /// At least `count` normal random numbers (fixed seed) in type T, made once and grown on demand; the operand sets
 /// are rotations of this pool, so each set differs while the host generates only one set's worth.
@@ -211,14 +205,6 @@ void launch_cublas(const shape& s, const operands<T, TC>& w, const T* a, const T
                             CUBLAS_GEMM_DEFAULT));
 }
 
-template <class TC>
-std::vector<double> download(const TC* c, size_t count) {
-  std::vector<TC> host(count);
-  TGEMM_CHECK_CUDA(cudaMemcpy(host.data(), c, count * sizeof(TC), cudaMemcpyDeviceToHost));
-  std::vector<double> out(count);
-  for (size_t i = 0; i < count; ++i) out[i] = to_float(host[i]);
-  return out;
-}
 
 /// Runs both on set 0 and prints a WARNING when ||C_tgemm - C_cublas||_F / ||C_cublas||_F is not small.
 template <class T, class TC>
@@ -226,7 +212,8 @@ void check_against_cublas(const shape& s, const operands<T, TC>& w, const char* 
   launch_tgemm(s, w, w.sets[0].a, w.sets[0].b, w.sets[0].c);
   launch_cublas(s, w, w.sets[0].a, w.sets[0].b, w.reference_c);
   TGEMM_CHECK_CUDA(cudaDeviceSynchronize());
-  const std::vector<double> got = download(w.sets[0].c, w.c_count), want = download(w.reference_c, w.c_count);
+  const std::vector<double> got = tgemm::test::download_as_double(w.sets[0].c, w.c_count),
+                            want = tgemm::test::download_as_double(w.reference_c, w.c_count);
   double diff = 0, norm = 0;
   for (size_t i = 0; i < got.size(); ++i) diff += (got[i] - want[i]) * (got[i] - want[i]), norm += want[i] * want[i];
   const bool tf32_inputs = std::is_same<T, float>::value && float_math == tgemm::math_mode::tf32;
