@@ -991,6 +991,17 @@ TEST_CASE("strided batches of products of at most 32 x 64 on an H200: the produc
   CHECK(slots_of(plan_for(shape(32, 32, 32), f)) != "products");
   // Misaligned float products keep the scalar-load tile.
   CHECK(slots_of(plan_for(batch_of(shape(32, 32, 32), 64, 32 * 32 + 1), f)) == "unaligned");
+  // The rule both batch forms ask (pointer arrays with one tile a product).
+  const auto bf16_values = tgemm::tuning::values_for<tgemm::tuning::tensorop_f16<__nv_bfloat16, __nv_bfloat16>>(900);
+  using tgemm::detail::products_tile_takes;
+  CHECK(products_tile_takes(bf16_values, 32, 32, 1));
+  CHECK(products_tile_takes(bf16_values, 1, 7, 1));
+  CHECK_FALSE(products_tile_takes(bf16_values, 32, 64, 1));
+  CHECK(products_tile_takes(bf16_values, 32, 64, 2));
+  CHECK_FALSE(products_tile_takes(bf16_values, 64, 64, 2));
+  CHECK_FALSE(products_tile_takes(
+      tgemm::tuning::values_for<tgemm::tuning::tensorop_f16<__nv_bfloat16, __nv_bfloat16>>(800), 32, 32, 1));
+  CHECK_FALSE(products_tile_takes(tgemm::tuning::values_for<tgemm::tuning::tensorop_f64>(900), 32, 32, 1));
   // Tables that name the small tile for products (TF32, double, and every table on sm_80) keep it.
   const device_facts a = a100();
   CHECK(slots_of(plan_16bit<__nv_bfloat16, __nv_bfloat16>(batch_of(shape(32, 32, 32), 4096), a)) == "small");

@@ -127,16 +127,13 @@ struct indirect_kernels {
     return status::success;
   }
 
-  /// The tile for `count` products of at most m x n, as an index of `slots`: the products tile where the entry names
-  /// one smaller than the small tile and it holds a whole product (the planner's rule for a strided batch); otherwise
+  /// The tile for `count` products of at most m x n, as an index of `slots`: the products tile where one of it holds a
+  /// whole product (products_tile_takes, the planner's rule for a strided batch with one tile a product); otherwise
   /// the one of medium and small whose blocks fill the device's resident-block slots best, weighed by how much of
   /// each tile lies inside C and the entry's measured speed of the small tile (the planner's score for one grid of a
   /// strided batch, docs/dispatch.md).
   static int choose(const facts& f, int64_t m, int64_t n, int64_t count) {
-    const tuning::policy_numbers& products = f.values[tuning::slot::products];
-    if (products.block_m < f.values[tuning::slot::small].block_m && m <= products.block_m && n <= products.block_n) {
-      return 2;
-    }
+    if (products_tile_takes(f.values, m, n, 1)) return 2;
     double best[2] = {0, 0};
     for (int choice = 0; choice < 2; ++choice) {
       const tuning::policy_numbers& p = f.values[slots[choice]];

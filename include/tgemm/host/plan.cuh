@@ -197,7 +197,6 @@ status plan_fixed(const canonical_call<Types>& call, const tuning::policy_number
   return tile_counts(policy, s.rows, s.cols, s.tiles_m, s.tiles_n);
 }
 
-/// The dispatcher's planner for one call on one device with one tuning entry (see docs/dispatch.md).
 /// Whether `products` products of m x n (column-major form) run together on the entry's sm_90a kernel, one grid of
 /// (product, tile) work items, its large tile: each tile at least wgmma_batch_min_use inside C, and the work items
 /// filling at least wgmma_min_wave of the multiprocessors. One rule for both batch forms: a strided batch (the
@@ -212,6 +211,17 @@ inline bool wgmma_batch_fills(const tuning::tuning_values& t, int64_t m, int64_t
          double(tiles_m * tiles_n) * double(products) >= t.wgmma_min_wave * double(multiprocessors > 0 ? multiprocessors : 1);
 }
 
+/// Whether a batch of m x n products runs on the entry's products tile: the entry names one smaller than its small
+/// tile (a 32 x 32 product would use a quarter of the 64 x 64 one), and at most `max_tiles` of it cover a product.
+/// The planner allows two tiles a strided batch's product (32 x 64 products: faster than on the small tile), the
+/// pointer arrays one (host/indirect_dispatcher.cuh); 64 x 64 products keep the small tile, which was faster for them.
+inline bool products_tile_takes(const tuning::tuning_values& t, int64_t m, int64_t n, int64_t max_tiles) {
+  const tuning::policy_numbers& p = t[tuning::slot::products];
+  return p.block_m < t[tuning::slot::small].block_m &&
+         kernel::tiles_for(m, p.block_m) * kernel::tiles_for(n, p.block_n) <= max_tiles;
+}
+
+/// The dispatcher's planner for one call on one device with one tuning entry (see docs/dispatch.md).
 template <class Types>
 class planner {
  public:
@@ -355,13 +365,8 @@ class planner {
   /// at most narrow_extent peeled off. The best runs unsplit when its tiles fill at least half the slots, else
   /// the medium tile runs with split-K.
   status plan_aligned(plan& out, const region& r) {
-    // A batch in one grid of products that one or two products tiles cover, where the entry names one smaller than
-    // the small tile (a 32 x 32 product would use a quarter of the 64 x 64 tile); 64 x 64 products keep the small one.
-    const tuning::policy_numbers& products = t_[slot::products];
-    if (in_grid_ && products.block_m < t_[slot::small].block_m &&
-        kernel::tiles_for(r.rows, products.block_m) * kernel::tiles_for(r.cols, products.block_n) <= 2) {
-      return add_gemm(out, slot::products, r);
-    }
+    // A batch in one grid of products that one or two products tiles cover.
+    if (in_grid_ && products_tile_takes(t_, r.rows, r.cols, 2)) return add_gemm(out, slot::products, r);
     slot thin;
     // The thin tiles stream one long operand; a batch of products small in every extent (32 x 32 x 32) is better
     // served by the small tile's square blocks.

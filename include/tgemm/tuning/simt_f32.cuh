@@ -191,7 +191,8 @@ struct sm75 : simt_f32_thresholds {
   using tiny_n = tiny_n_policy;
   /// Scalar loads, for misaligned operands of problems too small to be worth repacking.
   using unaligned = policy<block_shape<128, 128, 8>, warp_shape<32, 64>, thread_shape<8, 8>, 1, 2>;
-  /// Batches of small products: the small tile (not measured apart on this architecture; no kernel extra).
+  /// Batches of small products: the small tile (not measured apart on this architecture; the planner then keeps to
+  /// its other rules, since the products tile is no smaller than the small one).
   using products = small;
 };
 
@@ -221,7 +222,8 @@ struct sm80 : simt_f32_thresholds {
   using tiny_n = tiny_n_policy;
   /// Scalar loads, for misaligned operands of problems too small to be worth repacking.
   using unaligned = policy<block_shape<128, 128, 8>, warp_shape<32, 64>, thread_shape<8, 8>, 1, 3>;
-  /// Batches of small products: the small tile (not measured apart on this architecture; no kernel extra).
+  /// Batches of small products: the small tile (not measured apart on this architecture; the planner then keeps to
+  /// its other rules, since the products tile is no smaller than the small one).
   using products = small;
 };
 
@@ -252,7 +254,8 @@ struct sm86 : simt_f32_thresholds {
   using tiny_n = tiny_n_policy;
   /// Scalar loads, for misaligned operands of problems too small to be worth repacking.
   using unaligned = policy<block_shape<128, 128, 8>, warp_shape<32, 64>, thread_shape<8, 8>, 1, 2>;
-  /// Batches of small products: the small tile (not measured apart on this architecture; no kernel extra).
+  /// Batches of small products: the small tile (not measured apart on this architecture; the planner then keeps to
+  /// its other rules, since the products tile is no smaller than the small one).
   using products = small;
 };
 

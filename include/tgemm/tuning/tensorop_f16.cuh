@@ -117,7 +117,8 @@ struct tensorop_f16_sm80 : tensorop_f16_thresholds<ElementC> {
   using tiny_m = narrow_m;  ///< The same tile: one kernel per op pair serves every thin row count.
   using tiny_n = narrow_n;  ///< The same tile: one kernel per op pair serves every thin column count.
   using unaligned = small;  ///< Never chosen (misaligned operands are repacked); the same kernel, so none extra.
-  /// Batches of small products: the small tile (not measured apart on this architecture; no kernel extra).
+  /// Batches of small products: the small tile (not measured apart on this architecture; the planner then keeps to
+  /// its other rules, since the products tile is no smaller than the small one).
   using products = small;
   /// The entry whose kernels write a split step's float partials (void: C is float, the partials are C's type).
   using partials_entry = float_partials_entry_for<tensorop_f16_sm80, Element, ElementC>;
