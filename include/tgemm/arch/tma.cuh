@@ -67,6 +67,19 @@ __device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, const void*
 #endif
 }
 
+/// tma_store_2d() through a rank-3 map: the box at (`inner`, `outer`) of matrix `batch`.
+__device__ __forceinline__ void tma_store_3d(const CUtensorMap* map, const void* source, int inner, int outer,
+                                             int batch) {
+#if TGEMM_HAS_TMA
+  asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%1, %2, %3}], [%4];" ::"l"(
+                   reinterpret_cast<uint64_t>(map)),
+               "r"(inner), "r"(outer), "r"(batch), "r"(shared_address(source))
+               : "memory");
+#else
+  (void)map, (void)source, (void)inner, (void)outer, (void)batch;
+#endif
+}
+
 /// Closes this thread's bulk async-group of TMA stores issued since the last commit.
 __device__ __forceinline__ void tma_store_commit() {
 #if TGEMM_HAS_TMA

@@ -72,7 +72,8 @@ struct tma_wgmma_output {
   int slices;            ///< Slices of k (1: not split).
   int slice_steps;       ///< block_k steps per slice (the last slice may have fewer).
   int64_t slice_stride;  ///< Elements of C from one slice's partial product to the next.
-  /// 16-bit C with beta = 0, C 16-byte aligned with ldc a multiple of 8: the epilogue stores through map_c (TMA).
+  /// 16-bit C with beta = 0, C 16-byte aligned with ldc (and a batch's C stride) a multiple of 8: the epilogue stores
+  /// through map_c (TMA; rank 3, its third coordinate the product).
   int tma_store;
   // A strided batch (the unsplit kernel only): work item i is tile i % tiles of product i / tiles.
   int batches;             ///< Products (1: one GEMM).
@@ -297,7 +298,7 @@ __device__ __forceinline__ void store_fused_tile(const tma_wgmma_output<typename
                                                  float (&acc)[Policy::block_n / 2],
                                                  const float (&acc_small)[SplitCount],
                                                  typename Policy::element_c* c_out, int64_t row0, int64_t col0,
-                                                 int tile_m, int consumer, int warp, int lane, bool read_c,
+                                                 int tile_m, int product, int consumer, int warp, int lane, bool read_c,
                                                  uint8_t* store_tile, bool store_issuer, const CUtensorMap& map_c) {
 #if TGEMM_HAS_WGMMA
   using element_c = typename Policy::element_c;
@@ -379,7 +380,8 @@ __device__ __forceinline__ void store_fused_tile(const tma_wgmma_output<typename
         arch::fence_proxy_async_shared();
         arch::named_barrier_sync(1 + consumer, 128);  // the whole staging tile is written
         if (store_issuer) {
-          arch::tma_store_2d(&map_c, store_tile, tile_m * Policy::block_m + consumer * 64, int(col0) + pass * store_columns);
+          arch::tma_store_3d(&map_c, store_tile, tile_m * Policy::block_m + consumer * 64,
+                             int(col0) + pass * store_columns, product);
           arch::tma_store_commit();
         }
       }
@@ -405,6 +407,7 @@ __device__ __forceinline__ void store_fused_tile(const tma_wgmma_output<typename
   }
 #else
   (void)out, (void)terms, (void)rows, (void)acc, (void)acc_small, (void)c_out, (void)row0, (void)col0, (void)tile_m;
+  (void)product;
   (void)consumer, (void)warp, (void)lane, (void)read_c, (void)store_tile, (void)store_issuer, (void)map_c;
 #endif
 }
@@ -773,7 +776,7 @@ __global__ void __launch_bounds__(Policy::threads, 1)
         // in registers through it), and the tile's stores (store_fused_tile).
         const device::epilogue_terms<element_c, float> terms = out.terms.product(product);
         store_fused_tile<Policy, tma_epilogue>(out, terms, fused_rows, acc, acc_small, c_out, row0, col0, tile_m,
-                                               consumer, warp, lane, read_c, store_tile, store_issuer, map_c);
+                                               product, consumer, warp, lane, read_c, store_tile, store_issuer, map_c);
         continue;
       }
       if constexpr (tma_epilogue) {
@@ -806,8 +809,14 @@ __global__ void __launch_bounds__(Policy::threads, 1)
             arch::fence_proxy_async_shared();
             arch::named_barrier_sync(1 + consumer, 128);  // the whole staging tile is written
             if (store_issuer) {
-              arch::tma_store_2d((Grouped ? &item_group->map_c : &map_c), store_tile,
-                                 int(tile_m) * Policy::block_m + consumer * 64, int(col0) + pass * store_columns);
+              // A grouped launch's maps are each product's own, rank 2; the others' are rank 3 (the batch).
+              const int store_row = int(tile_m) * Policy::block_m + consumer * 64;
+              const int store_col = int(col0) + pass * store_columns;
+              if constexpr (Grouped) {
+                arch::tma_store_2d(&item_group->map_c, store_tile, store_row, store_col);
+              } else {
+                arch::tma_store_3d(&map_c, store_tile, store_row, store_col, product);
+              }
               arch::tma_store_commit();
             }
           }
