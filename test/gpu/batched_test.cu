@@ -234,6 +234,13 @@ TEST_CASE("strided batches under compute-sanitizer: one grid, scalar loads, spli
   batch_case scale = c;  // C = beta C
   scale.k = 0, scale.beta = 0.5f;
   run_batch<float, float>(scale);
+  batch_case hopper = c;  // the Hopper kernel in one grid (on an H200 running sm_90a): TMA stores into a rank-3 map
+  hopper.count = 70, hopper.m = 128, hopper.n = 128, hopper.k = 72;
+  run_batch<__nv_bfloat16, __nv_bfloat16>(hopper);  // its smaller tile
+  hopper.n = 256;
+  run_batch<__half, __half>(hopper);  // its large tile
+  hopper.ep.on = true, hopper.ep.act = tgemm::activation::gelu_tanh, hopper.ep.row_bias = true;
+  run_batch<__half, __half>(hopper);
 }
 
 namespace {
@@ -271,4 +278,48 @@ TEST_CASE("strided batches on the Hopper kernel in one grid: every layout, one B
   batch_case tf32;  // TF32 reads B along k only: NN col-major in one grid
   tf32.math = tgemm::math_mode::tf32;
   run_hopper_batch<float, float>(tf32);
+}
+
+TEST_CASE("strided batches on the Hopper kernel in one grid: 16-bit C through TMA stores, or written by the kernel",
+          "[batched]") {
+  // beta = 0, C 16-byte aligned with its stride a multiple of 16 bytes: each product's tiles leave through the batch's
+  // rank-3 tensor map (gaps between the products and padding rows stay untouched), plain and fused.
+  batch_case padded;
+  padded.gap = 24, padded.pad_c = 16;
+  run_hopper_batch<__nv_bfloat16, __nv_bfloat16>(padded);
+  batch_case fused;
+  fused.order = layout::row_major, fused.op_a = op::transpose, fused.gap = 8;
+  fused.ep.on = true, fused.ep.act = tgemm::activation::gelu_erf, fused.ep.row_bias = true;
+  fused.ep.column_scale = true, fused.ep.separate_d = true, fused.ep.pad_d = 8;
+  run_hopper_batch<__half, __half>(fused);
+  // C's stride 4 elements (8 bytes) past its span: TMA cannot take it, the kernel writes C itself.
+  batch_case odd_stride;
+  odd_stride.stride_c = 200 * 248 + 4;  // run_hopper_batch's m x n, column-major, tight ldc
+  run_hopper_batch<__nv_bfloat16, __nv_bfloat16>(odd_stride);
+}
+
+TEST_CASE("strided batches of products one 128 x 256 tile covers at half: the Hopper kernel's smaller tile", "[batched]") {
+  // 70 products of 128 x 128 (140 work items of 64 x 128), k ragged; then 64 x 256 products with beta != 0 (C read,
+  // written by the kernel), padded C; a fused epilogue through TMA stores.
+  const auto run = [](batch_case c, int64_t m, int64_t n) {
+    c.count = 70, c.m = m, c.n = n, c.k = 72;
+    const tgemm::detail::plan p = run_batch<__nv_bfloat16, __nv_bfloat16>(c);
+    if (runs_sm90a_kernels()) {
+      CHECK(p.wgmma);
+      CHECK(p.batch_in_grid);
+      CHECK(p.steps[0].wgmma_small);
+    }
+  };
+  for (const auto& ops : {std::pair<op, op>{op::none, op::none}, {op::transpose, op::none},
+                          {op::none, op::transpose}, {op::transpose, op::transpose}}) {
+    batch_case c;
+    c.op_a = ops.first, c.op_b = ops.second, c.gap = 8;
+    run(c, 128, 128);
+  }
+  batch_case read_c;
+  read_c.order = layout::row_major, read_c.beta = 0.5f, read_c.pad_c = 8;
+  run(read_c, 256, 64);  // the column-major form's 64 x 256
+  batch_case fused;
+  fused.ep.on = true, fused.ep.act = tgemm::activation::silu, fused.ep.column_bias = true, fused.gap = 16;
+  run(fused, 128, 128);
 }

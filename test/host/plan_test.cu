@@ -1023,9 +1023,31 @@ TEST_CASE("16-bit strided batches on an H200 running the sm_90a image: the Hoppe
     // Persistent blocks walking (product, tile) work items: one per multiprocessor, or per item when fewer.
     CHECK(p.steps[0].grid_x == std::min<int64_t>(132, p.steps[0].tiles_m * p.steps[0].tiles_n * b[0]));
     CHECK(p.workspace_bytes == 0);
+    // 128 x 128 products fill half of a 128 x 256 tile: two whole 64 x 128 ones instead.
+    CHECK(p.steps[0].wgmma_small == (b[1] == 128));
   }
+  // The smaller tile for a batch: products one large tile covers, more of the smaller tiles inside C.
+  using tgemm::detail::wgmma_batch_takes_small;
+  const auto values = tgemm::tuning::values_for<tgemm::tuning::tensorop_f16<__nv_bfloat16, __nv_bfloat16>>(900);
+  CHECK(wgmma_batch_takes_small(values, 128, 128));
+  CHECK(wgmma_batch_takes_small(values, 64, 256));    // all of two small tiles
+  CHECK(wgmma_batch_takes_small(values, 128, 96));    // 3/8 of a large tile, 3/4 of two small ones
+  CHECK_FALSE(wgmma_batch_takes_small(values, 128, 200));  // 200/256 of either
+  CHECK_FALSE(wgmma_batch_takes_small(values, 128, 256));
+  CHECK_FALSE(wgmma_batch_takes_small(values, 256, 256));  // two large tiles
+  CHECK_FALSE(wgmma_batch_takes_small(values, 136, 128));  // two large tiles
+  // Measured with a 16-bit C: a float C keeps the large tile.
+  CHECK_FALSE(wgmma_batch_takes_small(
+      tgemm::tuning::values_for<tgemm::tuning::tensorop_f16<__nv_bfloat16, float>>(900), 128, 128));
+  plan p = plan_16bit<__half, __half>(batch_of(shape(64, 256, 128), 96), f);
+  CHECK(p.wgmma);
+  CHECK(p.steps[0].wgmma_small);
+  CHECK(p.steps[0].tiles_m * p.steps[0].tiles_n == 2);
+  p = plan_16bit<__nv_bfloat16, float>(batch_of(shape(128, 128, 128), 256), f);
+  CHECK(p.wgmma);
+  CHECK(!p.steps[0].wgmma_small);
   // Products that would use less than half of each 128 x 256 tile (64 x 64, 512 x 64) run on the mma.sync tiles.
-  plan p = plan_16bit<__nv_bfloat16, __nv_bfloat16>(batch_of(shape(64, 64, 64), 1024), f);
+  p = plan_16bit<__nv_bfloat16, __nv_bfloat16>(batch_of(shape(64, 64, 64), 1024), f);
   CHECK(!p.wgmma);
   CHECK(p.batch_in_grid);
   CHECK(!plan_16bit<__nv_bfloat16, __nv_bfloat16>(batch_of(shape(512, 64, 512), 96), f).wgmma);

@@ -208,11 +208,12 @@ struct tuned_kernels {
     if (s.gemv) return gemv_kernels<types>::launch(s, g, op_a, op_b, stream, device);
     if (s.wgmma && s.slices > 1) return split_k_kernels<Table>::launch_sliced(op_a, op_b, s, g, stream, device);
     if constexpr (!std::is_void<wgmma_small_policy>::value) {
-      if (s.wgmma && s.wgmma_small) {  // single products only (plans run batches on the large tile)
+      if (s.wgmma && s.wgmma_small) {  // a batch in one grid too (see the large tile's below)
+        const batch_shape batch{int64_t(g.grid.z), g.tiles.stride_a, g.tiles.stride_b, g.tiles.stride_c};
         return wgmma_kernels<wgmma_small_policy>::template launch<Fused>(
             op_a, op_b, g.problem.m, g.problem.n, g.problem.k, g.output.alpha, g.problem.a, g.problem.lda,
             g.problem.b, g.problem.ldb, g.output.beta, g.output.c, g.output.ldc, s.grid_x, s.tile_group, stream,
-            device, batch_shape{}, g.terms);
+            device, batch, g.terms);
       }
     }
     if constexpr (!std::is_void<wgmma_policy>::value) {

@@ -197,6 +197,12 @@ status plan_fixed(const canonical_call<Types>& call, const tuning::policy_number
   return tile_counts(policy, s.rows, s.cols, s.tiles_m, s.tiles_n);
 }
 
+/// The share of the tiles of policy `p` covering an m x n C that lies inside C.
+inline double tile_use(const tuning::policy_numbers& p, int64_t m, int64_t n) {
+  const int64_t tiles_m = kernel::tiles_for(m, p.block_m), tiles_n = kernel::tiles_for(n, p.block_n);
+  return double(m) * double(n) / (double(tiles_m * p.block_m) * double(tiles_n * p.block_n));
+}
+
 /// Whether `products` products of m x n (column-major form) run together on the entry's sm_90a kernel, one grid of
 /// (product, tile) work items, its large tile: each tile at least wgmma_batch_min_use inside C, and the work items
 /// filling at least wgmma_min_wave of the multiprocessors. One rule for both batch forms: a strided batch (the
@@ -206,9 +212,17 @@ inline bool wgmma_batch_fills(const tuning::tuning_values& t, int64_t m, int64_t
   const tuning::policy_numbers& p = t.wgmma;
   if (p.block_m == 0 || m <= 0 || n <= 0) return false;
   const int64_t tiles_m = kernel::tiles_for(m, p.block_m), tiles_n = kernel::tiles_for(n, p.block_n);
-  const double use = double(m) * double(n) / (double(tiles_m * p.block_m) * double(tiles_n * p.block_n));
-  return use >= t.wgmma_batch_min_use &&
+  return tile_use(p, m, n) >= t.wgmma_batch_min_use &&
          double(tiles_m * tiles_n) * double(products) >= t.wgmma_min_wave * double(multiprocessors > 0 ? multiprocessors : 1);
+}
+
+/// Whether a strided batch that runs on the sm_90a kernel in one grid (wgmma_batch_fills) takes the entry's smaller
+/// tile instead of the large one: the entry says so (wgmma_batch_small), one large tile covers a product, and more of
+/// the smaller tiles is inside C (a 128 x 128 product: half of one 128 x 256 tile, all of two 64 x 128 ones).
+inline bool wgmma_batch_takes_small(const tuning::tuning_values& t, int64_t m, int64_t n) {
+  const tuning::policy_numbers &p = t.wgmma, &q = t.wgmma_small;
+  return t.wgmma_batch_small && q.block_m != 0 && m <= p.block_m && n <= p.block_n &&
+         tile_use(q, m, n) > tile_use(p, m, n);
 }
 
 /// Whether a batch of m x n products runs on the entry's products tile: the entry names one smaller than its small
@@ -245,7 +259,7 @@ class planner {
     if (batched && suits_wgmma(call_.batch.count, wgmma_slices, wgmma_slice_steps, wgmma_small)) {
       // The whole batch in one grid of the sm_90a kernel, unless an operand needs a copy first.
       plan in_grid = out;
-      const status s = plan_wgmma(in_grid, 1, 0, false, call_.batch.count);
+      const status s = plan_wgmma(in_grid, 1, 0, wgmma_small, call_.batch.count);
       if (s != status::success) return s;
       if (!in_grid.repacked_a && !in_grid.repacked_b) {
         out = in_grid;
@@ -618,7 +632,8 @@ class planner {
   /// multiprocessors.
   ///
   /// `products` > 1: a strided batch in one grid, its work items (product, tile) together filling wgmma_min_wave
-  /// (never split), each tile at least wgmma_batch_min_use inside C.
+  /// (never split), each tile at least wgmma_batch_min_use inside C; on the smaller tile where
+  /// wgmma_batch_takes_small says so.
   bool suits_wgmma(int64_t products, int64_t& slices, int64_t& slice_steps, bool& small) const {
     slices = 1;
     small = false;
@@ -638,7 +653,10 @@ class planner {
       const int64_t lines_a = call_.op_a == op::transpose ? m : k, lines_b = call_.op_b == op::none ? n : k;
       const bool apart = (call_.batch.stride_a == 0 || call_.batch.stride_a >= call_.problem.lda * lines_a) &&
                          (call_.batch.stride_b == 0 || call_.batch.stride_b >= call_.problem.ldb * lines_b);
-      return apart && products <= int64_t(INT32_MAX) / tiles && wgmma_batch_fills(t_, m, n, products, sms);
+      if (!apart || products > int64_t(INT32_MAX) / tiles || !wgmma_batch_fills(t_, m, n, products, sms)) return false;
+      // (The smaller tiles of a product one large tile covers number at most 8: no new limit on the work items.)
+      small = wgmma_batch_takes_small(t_, m, n) && products <= int64_t(INT32_MAX) / 8;
+      return true;
     }
     const tuning::policy_numbers& q = t_.wgmma_small;
     const int64_t small_tiles = q.block_m != 0 ? kernel::tiles_for(m, q.block_m) * kernel::tiles_for(n, q.block_n) : 0;

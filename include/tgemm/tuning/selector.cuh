@@ -272,6 +272,7 @@ struct tuning_values {
   double wgmma_small_max_waves = 0;          ///< See simt_f32_thresholds::wgmma_small_max_waves.
   policy_numbers wgmma_small_partials;       ///< The smaller tile's split-K kernel's policy (block_m == 0: none).
   bool wgmma_split_small = false;            ///< See simt_f32_thresholds::wgmma_split_small.
+  bool wgmma_batch_small = false;            ///< See simt_f32_thresholds::wgmma_batch_small.
   int64_t wgmma_split_min_k = 0;             ///< See simt_f32_thresholds::wgmma_split_min_k.
   int64_t wgmma_split_min_slice_k = 0;       ///< See simt_f32_thresholds::wgmma_split_min_k.
   int64_t wgmma_max_partials_bytes = 0;      ///< See simt_f32_thresholds::wgmma_max_partials_bytes.
@@ -329,6 +330,7 @@ tuning_values values_of() {
   v.wgmma_small_max_k = Entry::wgmma_small_max_k;
   v.wgmma_small_max_waves = Entry::wgmma_small_max_waves;
   v.wgmma_split_small = Entry::wgmma_split_small;
+  v.wgmma_batch_small = Entry::wgmma_batch_small;
   v.wgmma_split_min_k = Entry::wgmma_split_min_k;
   v.wgmma_split_min_slice_k = Entry::wgmma_split_min_slice_k;
   v.wgmma_max_partials_bytes = Entry::wgmma_max_partials_bytes;

@@ -111,6 +111,9 @@ struct simt_f32_thresholds {
   /// walked with the tiles) when its tiles together fill wgmma_min_wave and at least this fraction of each tile is
   /// inside C (a 64 x 64 product would use an eighth of a 128 x 256 tile: the mma.sync tiles serve it better).
   static constexpr double wgmma_batch_min_use = 0.5;
+  /// Such a batch whose products one large tile covers runs on the smaller tile (wgmma_small) where that tile's
+  /// share inside C is larger (a 128 x 128 product fills half of a 128 x 256 tile, two whole 64 x 128 ones).
+  static constexpr bool wgmma_batch_small = false;
   /// Where those tiles would fill fewer, the sm_90a kernel splits k instead (float partial products, then the
   /// reduction) when k is at least wgmma_split_min_k, into slices at least wgmma_split_min_slice_k deep (rounded up
   /// to whole block_k steps), as many as one wave of blocks holds; wgmma_split_min_k = 0: it never splits (the other

@@ -158,6 +158,13 @@ struct tensorop_f16_sm90 : tensorop_f16_sm80<Element, ElementC> {
   /// 0.0188 -> 0.0159, 0.0148. Splitting the small tile where it runs unsplit lost (bf16 128 x 4096 x 4096 0.0191,
   /// 0.0188 -> 0.0232, 0.0228): those products keep it unsplit.
   static constexpr bool wgmma_split_small = true;
+  /// Batches of products one large tile covers take the small tile where more of it is inside C
+  /// (simt_f32_thresholds::wgmma_batch_small). On an H200 (scratch probe: the kernels launched directly, bf16, NN,
+  /// tight strides, beta = 0, queued launches, medians of 30, two rounds), ms on the large tile -> the small one:
+  /// 256 x 128^3 0.0142, 0.0140 -> 0.0129, 0.0129; 512 x (128, 128, 64) 0.0161, 0.0162 -> 0.0156, 0.0157. Products
+  /// larger than one tile keep the large one (64 x 256^3 0.0134 against 0.0130-0.0132, even; 16 x 1024^3 0.0523
+  /// against 0.0674). Measured with a 16-bit C only: a float C keeps the large tile.
+  static constexpr bool wgmma_batch_small = !std::is_same<ElementC, float>::value;
   /// Batches of products of at most 32 x 64 (or 64 x 32): tensorop_f16_products_policy, a warp a tile.
   using products = tensorop_f16_products_policy<Element, ElementC>;
   /// The entry whose kernels write a split step's float partials (void: C is float, the partials are C's type).
