@@ -14,9 +14,12 @@
 #include <atomic>
 #include <climits>
 #include <cstdint>
+#include <cstddef>
 #include <cstdio>
+#include <iterator>
 #include <mutex>
 #include <type_traits>
+#include <utility>
 
 #include "../arch/probe.cuh"
 #include "../config.cuh"
@@ -47,8 +50,11 @@ struct indirect_kernels {
   template <tuning::slot Slot>
   using source = kernel::tuned_policy<Table, tuning::kernel_slot<Table, Slot>()>;
   using policy = kernel::host_policy<source<tuning::slot::medium>>;
-  /// The slots an indirect launch chooses from.
-  static constexpr tuning::slot slots[3] = {tuning::slot::medium, tuning::slot::small, tuning::slot::products};
+  /// The slots an indirect launch chooses from: by score the first two, the last by products_tile_takes.
+  static constexpr tuning::slot slots[] = {tuning::slot::medium, tuning::slot::small, tuning::slot::products};
+  static constexpr int slot_count = int(std::size(slots));
+  static constexpr int scored_slots = 2;                ///< medium and small
+  static constexpr int products_choice = slot_count - 1;  ///< its index in `slots`
   using scalar = typename policy::scalar_type;
   using terms_type = device::epilogue_terms<typename policy::element_c, scalar>;
   using kernel_type = void (*)(const Products, const scalar, const scalar, const kernel::tile_grid, const int64_t,
@@ -58,13 +64,18 @@ struct indirect_kernels {
   static kernel_type find(int choice, op op_a, op op_b) {
     kernel_type found = nullptr;
     with_ops(op_a, op_b, [&](auto a, auto b) {
-      constexpr op oa = decltype(a)::value, ob = decltype(b)::value;
-      found = choice == 0   ? &kernel::gemm_indirect_kernel<source<slots[0]>, oa, ob, Products, Fused>
-              : choice == 1 ? &kernel::gemm_indirect_kernel<source<slots[1]>, oa, ob, Products, Fused>
-                            : &kernel::gemm_indirect_kernel<source<slots[2]>, oa, ob, Products, Fused>;
+      found = kernel_of<decltype(a)::value, decltype(b)::value>(choice, std::make_index_sequence<slot_count>{});
       return status::success;
     });
     return found;
+  }
+
+  /// find() for one op pair: the kernels of every slot, one per index.
+  template <op OpA, op OpB, size_t... Choice>
+  static kernel_type kernel_of(int choice, std::index_sequence<Choice...>) {
+    constexpr kernel_type kernels[] = {
+        &kernel::gemm_indirect_kernel<source<slots[Choice]>, OpA, OpB, Products, Fused>...};
+    return kernels[choice];
   }
 
   /// What the choice of tile needs to know about a device: its entry's values and how many blocks of each tile
@@ -73,7 +84,7 @@ struct indirect_kernels {
     int arch = 0;
     int multiprocessors = 0;
     tuning::tuning_values values;
-    int resident[3] = {1, 1, 1};  ///< Blocks of slots[i]'s kernel a multiprocessor holds.
+    int resident[slot_count] = {};  ///< Blocks of slots[i]'s kernel a multiprocessor holds (facts_for: at least 1).
   };
 
   /// Reads (once) the facts of `device` for an op pair, preparing both kernels (image present, shared memory limit).
@@ -107,7 +118,7 @@ struct indirect_kernels {
     error = cudaDeviceGetAttribute(&f.multiprocessors, cudaDevAttrMultiProcessorCount, device);
     if (error != cudaSuccess) return fail_cuda(error, device, "reading the multiprocessor count");
     f.values = tuning::values_for<Table>(f.arch);
-    for (int choice = 0; choice < 3; ++choice) {
+    for (int choice = 0; choice < slot_count; ++choice) {
       const tuning::policy_numbers& p = f.values[slots[choice]];
       const kernel_type k = find(choice, op_a, op_b);
       char what[160];
@@ -133,18 +144,19 @@ struct indirect_kernels {
   /// each tile lies inside C and the entry's measured speed of the small tile (the planner's score for one grid of a
   /// strided batch, docs/dispatch.md).
   static int choose(const facts& f, int64_t m, int64_t n, int64_t count) {
-    if (products_tile_takes(f.values, m, n, 1)) return 2;
-    double best[2] = {0, 0};
-    for (int choice = 0; choice < 2; ++choice) {
+    if (products_tile_takes(f.values, m, n, 1)) return products_choice;
+    int chosen = 0;
+    double best = 0;
+    for (int choice = 0; choice < scored_slots; ++choice) {
       const tuning::policy_numbers& p = f.values[slots[choice]];
-      const int64_t tiles_m = kernel::tiles_for(m, p.block_m), tiles_n = kernel::tiles_for(n, p.block_n);
-      const double tiles = double(tiles_m * tiles_n) * double(count);
+      const double tiles = double(kernel::tiles_for(m, p.block_m) * kernel::tiles_for(n, p.block_n)) * double(count);
       const double resident = double(f.multiprocessors > 0 ? f.multiprocessors : 1) * double(f.resident[choice]);
       const double waves = double(int64_t((tiles + resident - 1) / resident));
-      const double used = double(m) * double(n) / (double(tiles_m * p.block_m) * double(tiles_n * p.block_n));
-      best[choice] = used * tiles / (waves * resident) * (choice == 1 ? f.values.small_speed / f.values.medium_speed : 1.0);
+      const double speed = slots[choice] == tuning::slot::small ? f.values.small_speed / f.values.medium_speed : 1.0;
+      const double score = tile_use(p, m, n) * tiles / (waves * resident) * speed;
+      if (score > best) chosen = choice, best = score;
     }
-    return best[1] > best[0] ? 1 : 0;
+    return chosen;
   }
 
   /// Whether device-side groups and pointer arrays of these types may run on the grouped Hopper kernel: 16-bit A, B and
