@@ -13,8 +13,9 @@
 #     every policy, every op pair, three persistent blocks walking several tiles each, ragged edges, beta = 0 on a
 #     NaN C and beta != 0;
 #   - strided batches ([sanitize] of tgemm_gpu_batched_tests, every tool): products together in one grid (vector and
-#     scalar loads; the products tile for products of at most 32 x 32, a fused epilogue too), product by product
-#     (split k, realigned copies), float and 16-bit, C = beta C;
+#     scalar loads; the products tile for products of at most 32 x 32, a fused epilogue too; the Hopper kernel's large
+#     and smaller tiles, C through TMA stores, plain and fused), product by product (split k, realigned copies), float
+#     and 16-bit, C = beta C;
 #   - the GEMV kernels ([sanitize] of tgemm_gpu_gemv_tests, every tool): along k and along n, one vector and several,
 #     a partial last vector of k, split k with its reduction, a batch in one grid;
 #   - the fused epilogues ([sanitize] of tgemm_gpu_epilogue_tests, every tool): tiles with a separate D, split k with
