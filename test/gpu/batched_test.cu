@@ -298,9 +298,11 @@ TEST_CASE("strided batches on the Hopper kernel in one grid: 16-bit C through TM
   run_hopper_batch<__nv_bfloat16, __nv_bfloat16>(odd_stride);
 }
 
-TEST_CASE("strided batches of products one 128 x 256 tile covers at half: the Hopper kernel's smaller tile", "[batched]") {
-  // 70 products of 128 x 128 (140 work items of 64 x 128), k ragged; then 64 x 256 products with beta != 0 (C read,
-  // written by the kernel), padded C; a fused epilogue through TMA stores.
+TEST_CASE("strided batches that fill twice as much of a 64 x 128 tile as of a 128 x 256 one: the smaller Hopper tile",
+          "[batched]") {
+  // 70 products of 128 x 128 (140 work items of 64 x 128), k ragged, every op pair; 64 x 256 products with beta != 0
+  // (C read, written by the kernel), padded C; 256 x 64 (half of four small tiles) and 64 x 520 (ragged n); a fused
+  // epilogue through TMA stores.
   const auto run = [](batch_case c, int64_t m, int64_t n) {
     c.count = 70, c.m = m, c.n = n, c.k = 72;
     const tgemm::detail::plan p = run_batch<__nv_bfloat16, __nv_bfloat16>(c);
@@ -319,6 +321,10 @@ TEST_CASE("strided batches of products one 128 x 256 tile covers at half: the Ho
   batch_case read_c;
   read_c.order = layout::row_major, read_c.beta = 0.5f, read_c.pad_c = 8;
   run(read_c, 256, 64);  // the column-major form's 64 x 256
+  batch_case half;
+  half.op_b = op::transpose, half.gap = 8;
+  run(half, 256, 64);
+  run(half, 64, 520);
   batch_case fused;
   fused.ep.on = true, fused.ep.act = tgemm::activation::silu, fused.ep.column_bias = true, fused.gap = 16;
   run(fused, 128, 128);

@@ -1026,16 +1026,22 @@ TEST_CASE("16-bit strided batches on an H200 running the sm_90a image: the Hoppe
     // 128 x 128 products fill half of a 128 x 256 tile: two whole 64 x 128 ones instead.
     CHECK(p.steps[0].wgmma_small == (b[1] == 128));
   }
-  // The smaller tile for a batch: products one large tile covers, more of the smaller tiles inside C.
+  // The smaller tile for a batch: at least twice as much of it inside C as of the large one, products larger than
+  // one small mma.sync tile (64 x 64).
   using tgemm::detail::wgmma_batch_takes_small;
   const auto values = tgemm::tuning::values_for<tgemm::tuning::tensorop_f16<__nv_bfloat16, __nv_bfloat16>>(900);
   CHECK(wgmma_batch_takes_small(values, 128, 128));
-  CHECK(wgmma_batch_takes_small(values, 64, 256));    // all of two small tiles
-  CHECK(wgmma_batch_takes_small(values, 128, 96));    // 3/8 of a large tile, 3/4 of two small ones
+  CHECK(wgmma_batch_takes_small(values, 64, 256));    // all of two small tiles, half of a large one
+  CHECK(wgmma_batch_takes_small(values, 128, 96));    // 3/4 of two small tiles, 3/8 of a large one
+  CHECK(wgmma_batch_takes_small(values, 64, 512));    // all of four, half of two
+  CHECK(wgmma_batch_takes_small(values, 512, 64));    // half of eight, a quarter of two
+  CHECK(wgmma_batch_takes_small(values, 64, 520));    // 0.81 of five, 0.34 of three
+  CHECK_FALSE(wgmma_batch_takes_small(values, 64, 64));    // one small mma.sync tile: it keeps it
   CHECK_FALSE(wgmma_batch_takes_small(values, 128, 200));  // 200/256 of either
   CHECK_FALSE(wgmma_batch_takes_small(values, 128, 256));
-  CHECK_FALSE(wgmma_batch_takes_small(values, 256, 256));  // two large tiles
-  CHECK_FALSE(wgmma_batch_takes_small(values, 136, 128));  // two large tiles
+  CHECK_FALSE(wgmma_batch_takes_small(values, 256, 256));
+  CHECK_FALSE(wgmma_batch_takes_small(values, 192, 192));  // 3/4 against 9/16
+  CHECK_FALSE(wgmma_batch_takes_small(values, 1100, 1100));
   // Measured with a 16-bit C: a float C keeps the large tile.
   CHECK_FALSE(wgmma_batch_takes_small(
       tgemm::tuning::values_for<tgemm::tuning::tensorop_f16<__nv_bfloat16, float>>(900), 128, 128));
@@ -1046,11 +1052,21 @@ TEST_CASE("16-bit strided batches on an H200 running the sm_90a image: the Hoppe
   p = plan_16bit<__nv_bfloat16, float>(batch_of(shape(128, 128, 128), 256), f);
   CHECK(p.wgmma);
   CHECK(!p.steps[0].wgmma_small);
-  // Products that would use less than half of each 128 x 256 tile (64 x 64, 512 x 64) run on the mma.sync tiles.
+  // 64 x 64 products (one small mma.sync tile each, an eighth of a 128 x 256 tile) run on the mma.sync tiles; 512 x 64
+  // products (a quarter of two large tiles) on the smaller Hopper tile (half of eight), 200 x 64 ones (0.39 of four)
+  // on the mma.sync tiles.
   p = plan_16bit<__nv_bfloat16, __nv_bfloat16>(batch_of(shape(64, 64, 64), 1024), f);
   CHECK(!p.wgmma);
   CHECK(p.batch_in_grid);
-  CHECK(!plan_16bit<__nv_bfloat16, __nv_bfloat16>(batch_of(shape(512, 64, 512), 96), f).wgmma);
+  p = plan_16bit<__nv_bfloat16, __nv_bfloat16>(batch_of(shape(512, 64, 512), 96), f);
+  CHECK(p.wgmma);
+  CHECK(p.steps[0].wgmma_small);
+  CHECK(p.batch_in_grid);
+  CHECK(!plan_16bit<__nv_bfloat16, __nv_bfloat16>(batch_of(shape(200, 64, 512), 96), f).wgmma);
+  // 64 x 512 products: half of two large tiles, all of four smaller ones.
+  p = plan_16bit<__half, __half>(batch_of(shape(64, 512, 512), 96), f);
+  CHECK(p.steps[0].wgmma_small);
+  CHECK(p.steps[0].tiles_m * p.steps[0].tiles_n == 4);
   // A stride TMA cannot describe (not a multiple of 16 bytes): each product realigns its A, then the Hopper kernel.
   p = plan_16bit<__nv_bfloat16, __nv_bfloat16>(batch_of(shape(2048, 2048, 2048), 4, 2048 * 2048 + 1), f);
   CHECK(p.wgmma);

@@ -203,26 +203,33 @@ inline double tile_use(const tuning::policy_numbers& p, int64_t m, int64_t n) {
   return double(m) * double(n) / (double(tiles_m * p.block_m) * double(tiles_n * p.block_n));
 }
 
-/// Whether `products` products of m x n (column-major form) run together on the entry's sm_90a kernel, one grid of
-/// (product, tile) work items, its large tile: each tile at least wgmma_batch_min_use inside C, and the work items
-/// filling at least wgmma_min_wave of the multiprocessors. One rule for both batch forms: a strided batch (the
-/// planner, below) and device arrays of pointers (tgemm::gemm_batched(), host/indirect_dispatcher.cuh).
-inline bool wgmma_batch_fills(const tuning::tuning_values& t, int64_t m, int64_t n, int64_t products,
-                              int64_t multiprocessors) {
-  const tuning::policy_numbers& p = t.wgmma;
+/// Whether `products` products of m x n (column-major form) run together on the entry's sm_90a kernel with tile
+/// `p` (its large or its smaller one), one grid of (product, tile) work items: each tile at least
+/// wgmma_batch_min_use inside C, and the work items filling at least wgmma_min_wave of the multiprocessors.
+inline bool wgmma_tiles_fill(const tuning::tuning_values& t, const tuning::policy_numbers& p, int64_t m, int64_t n,
+                             int64_t products, int64_t multiprocessors) {
   if (p.block_m == 0 || m <= 0 || n <= 0) return false;
-  const int64_t tiles_m = kernel::tiles_for(m, p.block_m), tiles_n = kernel::tiles_for(n, p.block_n);
+  const double tiles = double(kernel::tiles_for(m, p.block_m) * kernel::tiles_for(n, p.block_n));
   return tile_use(p, m, n) >= t.wgmma_batch_min_use &&
-         double(tiles_m * tiles_n) * double(products) >= t.wgmma_min_wave * double(multiprocessors > 0 ? multiprocessors : 1);
+         tiles * double(products) >= t.wgmma_min_wave * double(multiprocessors > 0 ? multiprocessors : 1);
 }
 
-/// Whether a strided batch that runs on the sm_90a kernel in one grid (wgmma_batch_fills) takes the entry's smaller
-/// tile instead of the large one: the entry says so (wgmma_batch_small), one large tile covers a product, and more of
-/// the smaller tiles is inside C (a 128 x 128 product: half of one 128 x 256 tile, all of two 64 x 128 ones).
+/// wgmma_tiles_fill() for the large tile: the rule of device arrays of pointers (tgemm::gemm_batched(),
+/// host/indirect_dispatcher.cuh), whose grouped Hopper kernel has that tile only.
+inline bool wgmma_batch_fills(const tuning::tuning_values& t, int64_t m, int64_t n, int64_t products,
+                              int64_t multiprocessors) {
+  return wgmma_tiles_fill(t, t.wgmma, m, n, products, multiprocessors);
+}
+
+/// Whether a strided batch of m x n products asks the entry's smaller sm_90a tile rather than the large one (it then
+/// runs there when wgmma_tiles_fill() says so for that tile): the entry says so (wgmma_batch_small), one tile of its
+/// small mma.sync tile does not cover a product (those keep it), and at least twice as much of the smaller tiles as
+/// of the large ones is inside C (128 x 128: all of two 64 x 128 tiles, half of one 128 x 256; 64 x 512: all of four,
+/// half of two; 512 x 64: half of eight, a quarter of two). Larger products fill the large tiles (1024 x 1024: all).
 inline bool wgmma_batch_takes_small(const tuning::tuning_values& t, int64_t m, int64_t n) {
-  const tuning::policy_numbers &p = t.wgmma, &q = t.wgmma_small;
-  return t.wgmma_batch_small && q.block_m != 0 && m <= p.block_m && n <= p.block_n &&
-         tile_use(q, m, n) > tile_use(p, m, n);
+  const tuning::policy_numbers &p = t.wgmma, &q = t.wgmma_small, &s = t[tuning::slot::small];
+  return t.wgmma_batch_small && p.block_m != 0 && q.block_m != 0 && !(m <= s.block_m && n <= s.block_n) &&
+         tile_use(q, m, n) >= 2.0 * tile_use(p, m, n);
 }
 
 /// Whether a batch of m x n products runs on the entry's products tile: the entry names one smaller than its small
@@ -632,8 +639,8 @@ class planner {
   /// multiprocessors.
   ///
   /// `products` > 1: a strided batch in one grid, its work items (product, tile) together filling wgmma_min_wave
-  /// (never split), each tile at least wgmma_batch_min_use inside C; on the smaller tile where
-  /// wgmma_batch_takes_small says so.
+  /// (never split), each tile at least wgmma_batch_min_use inside C; the smaller tile where wgmma_batch_takes_small
+  /// says so.
   bool suits_wgmma(int64_t products, int64_t& slices, int64_t& slice_steps, bool& small) const {
     slices = 1;
     small = false;
@@ -653,10 +660,10 @@ class planner {
       const int64_t lines_a = call_.op_a == op::transpose ? m : k, lines_b = call_.op_b == op::none ? n : k;
       const bool apart = (call_.batch.stride_a == 0 || call_.batch.stride_a >= call_.problem.lda * lines_a) &&
                          (call_.batch.stride_b == 0 || call_.batch.stride_b >= call_.problem.ldb * lines_b);
-      if (!apart || products > int64_t(INT32_MAX) / tiles || !wgmma_batch_fills(t_, m, n, products, sms)) return false;
-      // (The smaller tiles of a product one large tile covers number at most 8: no new limit on the work items.)
-      small = wgmma_batch_takes_small(t_, m, n) && products <= int64_t(INT32_MAX) / 8;
-      return true;
+      small = wgmma_batch_takes_small(t_, m, n);
+      const tuning::policy_numbers& b = small ? t_.wgmma_small : p;
+      const int64_t batch_tiles = kernel::tiles_for(m, b.block_m) * kernel::tiles_for(n, b.block_n);
+      return apart && products <= int64_t(INT32_MAX) / batch_tiles && wgmma_tiles_fill(t_, b, m, n, products, sms);
     }
     const tuning::policy_numbers& q = t_.wgmma_small;
     const int64_t small_tiles = q.block_m != 0 ? kernel::tiles_for(m, q.block_m) * kernel::tiles_for(n, q.block_n) : 0;

@@ -111,8 +111,10 @@ struct simt_f32_thresholds {
   /// walked with the tiles) when its tiles together fill wgmma_min_wave and at least this fraction of each tile is
   /// inside C (a 64 x 64 product would use an eighth of a 128 x 256 tile: the mma.sync tiles serve it better).
   static constexpr double wgmma_batch_min_use = 0.5;
-  /// Such a batch whose products one large tile covers runs on the smaller tile (wgmma_small) where that tile's
-  /// share inside C is larger (a 128 x 128 product fills half of a 128 x 256 tile, two whole 64 x 128 ones).
+  /// A batch runs on the smaller sm_90a tile (wgmma_small) instead where at least twice as much of it as of the large
+  /// one is inside C (a 128 x 128 product fills half of a 128 x 256 tile, two whole 64 x 128 ones), its products are
+  /// larger than one small tile (those keep the small mma.sync tile), and its tiles fill as above
+  /// (detail::wgmma_batch_takes_small).
   static constexpr bool wgmma_batch_small = false;
   /// Where those tiles would fill fewer, the sm_90a kernel splits k instead (float partial products, then the
   /// reduction) when k is at least wgmma_split_min_k, into slices at least wgmma_split_min_slice_k deep (rounded up
