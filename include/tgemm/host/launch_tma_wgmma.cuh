@@ -179,9 +179,10 @@ struct wgmma_kernels {
     // 16-bit C with beta = 0 leaves through TMA stores where TMA can describe C (see the kernel); elsewhere, or where
     // the driver refuses the map, the kernel writes C itself. The map is rank 3, a batch's products its third
     // dimension: their C must lie apart (the stride at least ldc x n, the driver's layout of a tensor) and start on
-    // 16-byte boundaries. On an H200 (scratch probe, tgemm::gemm_strided_batched() before and after, one device call,
-    // queued launches, medians of 30) bf16 96 x (512, 512, 64) went from 0.0365 to 0.0219 ms (k = 64: the epilogue is
-    // most of the time), 16 x 1024^3 from 0.0643 to 0.0540, 256 x 128^3 from 0.0181 to 0.0150.
+    // 16-byte boundaries. On an H200 (tgemm::gemm_strided_batched() before and after in one device call, queued
+    // launches, medians of 30; bench/results/h200-strided-batched-tma-store.txt) bf16 96 x (512, 512, 64) went from
+    // 0.0365 to 0.0219 ms (k = 64: the epilogue is most of the time), 16 x 1024^3 0.0643 -> 0.0540, 256 x 128^3
+    // 0.0181 -> 0.0150.
     CUtensorMap map_c{};
     bool tma_store = false;
     if constexpr (Policy::epilogue_store_columns > 0 && !Sliced) {

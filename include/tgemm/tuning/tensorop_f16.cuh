@@ -159,15 +159,15 @@ struct tensorop_f16_sm90 : tensorop_f16_sm80<Element, ElementC> {
   /// 0.0188 -> 0.0232, 0.0228): those products keep it unsplit.
   static constexpr bool wgmma_split_small = true;
   /// Batches whose products fill at least twice as much of the small tile as of the large one take the small tile
-  /// (simt_f32_thresholds::wgmma_batch_small). On an H200 (scratch probe: the kernels launched directly, bf16, NN,
-  /// tight strides, beta = 0, queued launches, medians of 30, two rounds), ms on the large tile (or, where the large
-  /// tile's use is under half, the plan before: the small mma.sync tile) -> the small one: 256 x 128^3 0.0142, 0.0140
-  /// -> 0.0129, 0.0129; 512 x (128, 128, 64) 0.0161, 0.0162 -> 0.0156, 0.0157; 96 x (64, 512, 512) 0.0249, 0.0250
-  /// -> 0.0223, 0.0216; 128 x (64, 1024, 256) 0.0305, 0.0300 -> 0.0289, 0.0286; 96 x (512, 64, 512) on the mma.sync
-  /// tile 0.0263, 0.0260 -> 0.0239, 0.0237; 192 x (512, 64, 256) 0.0280, 0.0279 -> 0.0243, 0.0241. Even for 64 x 64
-  /// products (1024 x 64^3: 0.0144 on the mma.sync tile, 0.0143 on the small one), which keep the mma.sync tile; the
-  /// others keep the large one (64 x 256^3 0.0134 against 0.0130-0.0132; 16 x 1024^3 0.0523 against 0.0674).
-  /// Measured with a 16-bit C only: a float C keeps the large tile.
+  /// (simt_f32_thresholds::wgmma_batch_small). On an H200 (bench/results/h200-strided-batched-tma-store.txt: a probe
+  /// launching the kernels directly, bf16, NN, tight strides, beta = 0, queued launches, medians of 30, two rounds),
+  /// ms on the large tile (or, where it is under half used, on the plan before: the small mma.sync tile) -> the small
+  /// one: 256 x 128^3 0.0142, 0.0140 -> 0.0129, 0.0129; 512 x (128, 128, 64) 0.0161, 0.0162 -> 0.0156, 0.0157; 96 x
+  /// (64, 512, 512) 0.0249, 0.0250 -> 0.0223, 0.0216; 128 x (64, 1024, 256) 0.0305, 0.0300 -> 0.0289, 0.0286; 96 x
+  /// (512, 64, 512) on the mma.sync tile 0.0263, 0.0260 -> 0.0239, 0.0237; 192 x (512, 64, 256) 0.0280, 0.0279 ->
+  /// 0.0243, 0.0241. Even for 64 x 64 products (1024 x 64^3: 0.0144 on the mma.sync tile, 0.0143 on the small one),
+  /// which keep the mma.sync tile; the others keep the large one (64 x 256^3 0.0134 against 0.0130-0.0132; 16 x
+  /// 1024^3 0.0523 against 0.0674). Measured with a 16-bit C only: a float C keeps the large tile.
   static constexpr bool wgmma_batch_small = !std::is_same<ElementC, float>::value;
   /// Batches of products of at most 32 x 64 (or 64 x 32): tensorop_f16_products_policy, a warp a tile.
   using products = tensorop_f16_products_policy<Element, ElementC>;
