@@ -2,7 +2,7 @@
 // against cublasGemmBatchedEx (device arrays of pointers, the same products), timed side by side in one process.
 //
 // Usage: tgemm_bench_batched [--types f32,bf16,fp16,tf32] [--reps N] [--out DIR] [--api strided|pointers]
-//                            [--set issue|small]
+//                            [--set issue|small|tiles]
 //   --types  f32 = float, strict FP32 (against cublasSgemmStridedBatched); bf16 = bf16 -> bf16 and fp16 = fp16 ->
 //            fp16, float accumulation (against cublasGemmStridedBatchedEx, CUBLAS_COMPUTE_32F); tf32 = float with
 //            math_mode::tf32 (against CUBLAS_COMPUTE_32F_FAST_TF32). Default f32,bf16.
@@ -10,7 +10,9 @@
 //   --out    directory of batched_results.csv (default ".").
 //   --api    strided (default) or pointers: the pointer-array calls on the same operands (arrays built once per set).
 //   --set    issue (default): the shapes below; small: many products of at most 64 x 64 (8192 x 16^3, 4096 x 32^3,
-//            16384 x 32^3, 2048 x (32, 64, 48), 1024 x 64^3, 4096 x (64, 64, 32)).
+//            16384 x 32^3, 2048 x (32, 64, 48), 1024 x 64^3, 4096 x (64, 64, 32)); tiles: products on which the
+//            planner chooses between the Hopper kernel's tiles for 16-bit batches (96 x (64, 512, 512), 128 x (64, 1024,
+//            256), 192 x (512, 64, 256), 256 x (64, 256, 256), 512 x (128, 128, 64), 256 x (256, 256, 64)).
 //
 // Shapes (count x (m, n, k), column-major NN, tight leading dimensions and strides): the strided-batched shapes of
 // the batched-GEMM issue: 4096 x 32^3, 1024 x 64^3, 256 x 128^3, 64 x 256^3, 16 x 1024^3, 8 x 2048^3,
@@ -61,8 +63,10 @@ const shape issue_shapes[] = {{4096, 32, 32, 32},    {1024, 64, 64, 64}, {256, 1
                         {16, 1024, 1024, 1024}, {8, 2048, 2048, 2048}, {96, 512, 512, 64}, {96, 512, 64, 512}};
 const shape small_shapes[] = {{8192, 16, 16, 16}, {4096, 32, 32, 32},  {16384, 32, 32, 32},
                               {2048, 32, 64, 48}, {1024, 64, 64, 64}, {4096, 64, 64, 32}};
-/// --set small.
-bool small_set = false;
+const shape tile_shapes[] = {{96, 64, 512, 512},  {128, 64, 1024, 256}, {192, 512, 64, 256},
+                             {256, 64, 256, 256}, {512, 128, 128, 64}, {256, 256, 256, 64}};
+/// --set: issue, small or tiles.
+std::string set_name = "issue";
 
 constexpr int max_sets = 8;
 /// --api pointers: tgemm::gemm_batched() against cublasGemmBatchedEx.
@@ -167,8 +171,11 @@ void launch_cublas(const shape& s, const type_info& info, const operand_set<T>& 
 
 template <class T>
 void run_type(const type_info& info, size_t l2_bytes, int reps, std::ofstream& csv) {
-  for (const shape& s : small_set ? std::vector<shape>(std::begin(small_shapes), std::end(small_shapes))
-                                   : std::vector<shape>(std::begin(issue_shapes), std::end(issue_shapes))) {
+  const std::vector<shape> shapes =
+      set_name == "small"   ? std::vector<shape>(std::begin(small_shapes), std::end(small_shapes))
+      : set_name == "tiles" ? std::vector<shape>(std::begin(tile_shapes), std::end(tile_shapes))
+                            : std::vector<shape>(std::begin(issue_shapes), std::end(issue_shapes));
+  for (const shape& s : shapes) {
     const size_t a_count = size_t(s.count * s.m * s.k), b_count = size_t(s.count * s.k * s.n);
     const size_t c_count = size_t(s.count * s.m * s.n);
     const size_t bytes = (a_count + b_count + c_count) * sizeof(T);
@@ -250,13 +257,14 @@ int main(int argc, char** argv) {
     else if (arg == "--out" && i + 1 < argc) out_dir = argv[++i];
     else if (arg == "--api" && i + 1 < argc && (std::string(argv[i + 1]) == "strided" || std::string(argv[i + 1]) == "pointers")) {
       pointer_api = std::string(argv[++i]) == "pointers";
-    } else if (arg == "--set" && i + 1 < argc && (std::string(argv[i + 1]) == "issue" ||
-                                                  std::string(argv[i + 1]) == "small")) {
-      small_set = std::string(argv[++i]) == "small";
+    } else if (arg == "--set" && i + 1 < argc &&
+               (std::string(argv[i + 1]) == "issue" || std::string(argv[i + 1]) == "small" ||
+                std::string(argv[i + 1]) == "tiles")) {
+      set_name = argv[++i];
     } else {
       std::fprintf(stderr,
                    "usage: %s [--types f32,bf16,fp16,tf32] [--reps N] [--out DIR] [--api strided|pointers] "
-                   "[--set issue|small]\n",
+                   "[--set issue|small|tiles]\n",
                    argv[0]);
       return 1;
     }
