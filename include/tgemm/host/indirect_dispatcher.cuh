@@ -87,7 +87,8 @@ struct indirect_kernels {
     int resident[slot_count] = {};  ///< Blocks of slots[i]'s kernel a multiprocessor holds (facts_for: at least 1).
   };
 
-  /// Reads (once) the facts of `device` for an op pair, preparing both kernels (image present, shared memory limit).
+  /// Reads (once) the facts of `device` for an op pair, preparing each slot's kernel (image present, shared memory
+  /// limit).
   static status facts_for(int device, op op_a, op op_b, facts& out) {
     static std::mutex mutex;
     static facts cache[cached_devices][4];
