@@ -51,6 +51,37 @@ __device__ __forceinline__ void tma_load_3d(void* destination, const CUtensorMap
 #endif
 }
 
+/// An address map (encode_sw128_address_map) describes every matrix of one shape in the address space at once: its
+/// dimensions after the first two are 16-byte units (coordinate `unit`) and 2^35-byte spans (`span`), whose values
+/// for a matrix at `matrix` (16-byte aligned) address_coordinates() gives. Kernels then read and write matrices whose
+/// pointers only the GPU sees (tgemm::gemm_batched()'s pointer arrays) through one map from the host, with no map
+/// made per matrix.
+struct address_coordinates {
+  int unit;  ///< Bits 4 to 34 of the address.
+  int span;  ///< Bits 35 and up.
+};
+
+/// The coordinates of the matrix at `matrix` in an address map (its low four bits are dropped: TMA needs them 0).
+__host__ __device__ __forceinline__ address_coordinates coordinates_of(const void* matrix) {
+  const uint64_t address = reinterpret_cast<uint64_t>(matrix);
+  return {int((address >> 4) & 0x7fffffffu), int(address >> 35)};
+}
+
+/// tma_load_2d() through an address map: the box at (`inner`, `outer`) of the matrix at coordinates `at`.
+__device__ __forceinline__ void tma_load_4d(void* destination, const CUtensorMap* map, int inner, int outer,
+                                            address_coordinates at, uint64_t* barrier) {
+#if TGEMM_HAS_TMA
+  asm volatile(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], "
+      "[%6];" ::"r"(shared_address(destination)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(inner), "r"(outer), "r"(at.unit), "r"(at.span),
+      "r"(shared_address(barrier))
+      : "memory");
+#else
+  (void)destination, (void)map, (void)inner, (void)outer, (void)at, (void)barrier;
+#endif
+}
+
 /// Copies the box that `map` describes at (`inner`, `outer`) from shared memory at `source` to global memory (the
 /// parts of the box outside the tensor are not written), as a bulk async-group of this thread: tma_store_commit()
 /// closes the group, tma_store_wait_read() waits until groups have read their shared memory, tma_store_wait() until
@@ -77,6 +108,19 @@ __device__ __forceinline__ void tma_store_3d(const CUtensorMap* map, const void*
                : "memory");
 #else
   (void)map, (void)source, (void)inner, (void)outer, (void)batch;
+#endif
+}
+
+/// tma_store_2d() through an address map: the box at (`inner`, `outer`) of the matrix at coordinates `at`.
+__device__ __forceinline__ void tma_store_4d(const CUtensorMap* map, const void* source, int inner, int outer,
+                                             address_coordinates at) {
+#if TGEMM_HAS_TMA
+  asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.bulk_group [%0, {%1, %2, %3, %4}], [%5];" ::"l"(
+                   reinterpret_cast<uint64_t>(map)),
+               "r"(inner), "r"(outer), "r"(at.unit), "r"(at.span), "r"(shared_address(source))
+               : "memory");
+#else
+  (void)map, (void)source, (void)inner, (void)outer, (void)at;
 #endif
 }
 
@@ -126,6 +170,9 @@ inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
   return encoder;
 }
 
+/// The `batches` of encode_sw128_map() that asks for an address map (encode_sw128_address_map()).
+inline constexpr int64_t address_map_batches = -1;
+
 /// encode_sw128_map() without the cache: the driver call itself.
 template <class Element>
 bool encode_sw128_map_uncached(CUtensorMap& map, const Element* base, int64_t contiguous, int64_t lines, int64_t ld,
@@ -139,9 +186,20 @@ bool encode_sw128_map_uncached(CUtensorMap& map, const Element* base, int64_t co
   const CUtensorMapDataType type = is_float                             ? CU_TENSOR_MAP_DATA_TYPE_TFLOAT32
                                    : std::is_same<Element, __half>::value ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
                                                                           : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+  const int64_t line_bytes = ld * element_bytes<Element>;
+  if (batches == address_map_batches) {
+    // Rank 4 at address 0: lines, then 16-byte units and 2^35-byte spans of the address (address_coordinates).
+    // Coordinates are signed 32-bit: 2^31 units of 16 bytes, 2^22 spans (a 57-bit address space).
+    const cuuint64_t dims[4] = {cuuint64_t(contiguous), cuuint64_t(lines), cuuint64_t(1) << 31, cuuint64_t(1) << 22};
+    const cuuint64_t strides[3] = {cuuint64_t(line_bytes), 16, cuuint64_t(1) << 35};
+    const cuuint32_t box[4] = {cuuint32_t(128 / element_bytes<Element>), cuuint32_t(box_lines), 1, 1};
+    const cuuint32_t element_strides[4] = {1, 1, 1, 1};
+    return encode(&map, type, 4, nullptr, dims, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                  CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+  }
   // Rank 2 (batches = 0), or rank 3: `batches` matrices `batch_stride` elements apart (one matrix: its own size, so
   // that the stride is valid).
-  const int64_t line_bytes = ld * element_bytes<Element>;
   const int64_t matrix_bytes = batches > 1 ? batch_stride * element_bytes<Element> : (line_bytes * lines + 15) / 16 * 16;
   const cuuint64_t dims[3] = {cuuint64_t(contiguous), cuuint64_t(lines), cuuint64_t(batches > 1 ? batches : 1)};
   const cuuint64_t strides[2] = {cuuint64_t(line_bytes), cuuint64_t(matrix_bytes)};
@@ -189,6 +247,17 @@ bool encode_sw128_map(CUtensorMap& map, const Element* base, int64_t contiguous,
   slot.batches = batches, slot.batch_stride = batch_stride;
   slot.map = map;
   return true;
+}
+
+/// The address map of matrices of `lines` lines of `contiguous` elements, `ld` apart (a multiple of 16 bytes), boxes
+/// as encode_sw128_map() has them: one map for every such matrix in memory, each reached through the coordinates of
+/// its address (address_coordinates; the matrix 16-byte aligned), read with tma_load_4d() and written with
+/// tma_store_4d(). The driver takes it at address 0, and copies through it clip at each matrix's extents as a map of
+/// that matrix alone does (test/gpu/indirect_test.cu's pointer arrays on the Hopper kernel check both on an H200).
+template <class Element>
+bool encode_sw128_address_map(CUtensorMap& map, int64_t contiguous, int64_t lines, int64_t ld, int box_lines) {
+  return encode_sw128_map(map, static_cast<const Element*>(nullptr), contiguous, lines, ld, box_lines,
+                          address_map_batches);
 }
 
 }  // namespace tgemm::arch
