@@ -52,13 +52,15 @@ TEST_CASE("gemm_batched: a null C is skipped, the other products run", "[batched
                                             tgemm::math_mode::strict, -1, 3);
 }
 
-TEST_CASE("gemm_batched: 16-bit pointer arrays that fill the GPU run on the grouped Hopper kernel", "[batched_pointers]") {
-  // On an H200 running the sm_90a image, pointer arrays of one 16-bit type (no fused epilogue) whose 128 x 256 tiles
-  // are at least half inside C and fill half of the GPU go to the grouped Hopper kernel, each product's tensor maps made
-  // on the GPU: every op pair (34 products, under the 64 its shared-memory table holds; 136 rows: a tile row that is
-  // mostly empty), then past the table (72 products) with a misaligned product (its direct loop) and a null C (its
-  // items skipped), beta != 0 in row-major fp16, leading dimensions padded by 8 (TMA reads them) and by 3 (it cannot:
-  // every product's direct loop), alpha = 0 and k = 0. Fewer products stay on the mma.sync tiles (the last call).
+TEST_CASE("gemm_batched: 16-bit pointer arrays that fill the GPU run on the Hopper kernel", "[batched_pointers]") {
+  // On an H200 running the sm_90a image, pointer arrays of one 16-bit type (no fused epilogue) that a strided batch of
+  // their shape would run on the Hopper kernel go there, every product read and written through one address map per
+  // operand at the coordinates of its pointers: every op pair on the 128 x 256 tile (34 products of 136 x 250: a tile
+  // row that is mostly empty), 72 products with a misaligned one (its direct loop) and a null C (its items skipped),
+  // beta != 0 in row-major fp16, leading dimensions padded by 8, alpha = 0 and k = 0; then the 64 x 128 tile (products
+  // of 128 x 128 and 512 x 64: twice as much of it inside C), every op pair, both orders, a misaligned product and a
+  // null C, beta != 0 (C read), a C of 130 rows (not a multiple of 16 bytes: no TMA stores). Leading dimensions padded by 3 (TMA cannot step
+  // them) and too few products stay on the mma.sync tiles.
   tgemm::detail::record_plans plans;
   const op ops[] = {op::none, op::transpose};
   int64_t expected = 0;
@@ -66,22 +68,32 @@ TEST_CASE("gemm_batched: 16-bit pointer arrays that fill the GPU run on the grou
     for (const op ob : ops) {
       run_batched<__nv_bfloat16, __nv_bfloat16>(layout::col_major, {oa, ob, 136, 250, 72, 1.0, 0.0, 0}, 34,
                                                 tgemm::math_mode::strict);
-      expected += 34;
+      run_batched<__half, __half>(layout::row_major, {oa, ob, 128, 128, 72, 1.0, 0.0, 8}, 80, tgemm::math_mode::strict,
+                                  3, 11);
+      expected += 34 + 80;
     }
   }
   run_batched<__nv_bfloat16, __nv_bfloat16>(layout::col_major, {op::none, op::transpose, 200, 250, 72, -1.5, 0.0, 8},
                                             72, tgemm::math_mode::strict, 5, 7);
   run_batched<__half, __half>(layout::row_major, {op::transpose, op::none, 250, 250, 100, 1.0, 0.5, 0}, 40,
                               tgemm::math_mode::strict);
-  run_batched<__half, __half>(layout::col_major, {op::none, op::none, 200, 250, 40, 1.0, 0.25, 3}, 40,
-                              tgemm::math_mode::strict);
   run_batched<__nv_bfloat16, __nv_bfloat16>(layout::col_major, {op::none, op::none, 200, 250, 64, 0.0, 0.5, 0}, 40,
                                             tgemm::math_mode::strict);
   run_batched<__nv_bfloat16, __nv_bfloat16>(layout::col_major, {op::transpose, op::none, 200, 250, 0, 1.0, -1.0, 0}, 40,
                                             tgemm::math_mode::strict);
-  expected += 72 + 4 * 40;
+  run_batched<__nv_bfloat16, __nv_bfloat16>(layout::col_major, {op::transpose, op::transpose, 512, 64, 64, 0.5, 0.0, 0},
+                                            96, tgemm::math_mode::strict, 17, 40);
+  run_batched<__nv_bfloat16, __nv_bfloat16>(layout::col_major, {op::none, op::none, 136, 128, 64, 1.0, 0.75, 0}, 150,
+                                            tgemm::math_mode::strict);
+  run_batched<__nv_bfloat16, __nv_bfloat16>(layout::col_major, {op::none, op::none, 130, 128, 64, 1.0, 0.0, 0}, 150,
+                                            tgemm::math_mode::strict);
+  expected += 72 + 3 * 40 + 96 + 2 * 150;
+  const int64_t before = plans.grouped_hopper_groups();
+  run_batched<__half, __half>(layout::col_major, {op::none, op::none, 200, 250, 40, 1.0, 0.25, 3}, 40,
+                              tgemm::math_mode::strict);  // lda and ldb not multiples of 16 bytes
   run_batched<__nv_bfloat16, __nv_bfloat16>(layout::col_major, {op::none, op::none, 200, 250, 72, 1.0, 0.0, 0}, 20,
                                             tgemm::math_mode::strict);  // 40 tiles: under half of 132 multiprocessors
+  CHECK(plans.grouped_hopper_groups() == before);
   CHECK(plans.grouped_hopper_groups() == (runs_sm90a_kernels() ? expected : 0));
 }
 
@@ -233,4 +245,10 @@ TEST_CASE("gemm_batched and gemm_grouped_device under compute-sanitizer: tiles, 
                                                    expert_shapes(1.0, 0.5), tgemm::math_mode::strict);
   run_grouped_device<__nv_bfloat16, __nv_bfloat16>(layout::col_major, op::none, op::none, expert_shapes(1.0, 0.0),
                                                    tgemm::math_mode::strict);
+  // Pointer arrays on the Hopper kernel on an H200 (address maps): the 64 x 128 tile with TMA stores, a misaligned
+  // product and a null C; the 128 x 256 tile with beta != 0.
+  run_batched<__nv_bfloat16, __nv_bfloat16>(layout::col_major, {op::none, op::transpose, 128, 128, 72, 1.0, 0.0, 0}, 70,
+                                            tgemm::math_mode::strict, 5, 9);
+  run_batched<__half, __half>(layout::row_major, {op::transpose, op::none, 250, 136, 40, 1.0, 0.5, 8}, 34,
+                              tgemm::math_mode::strict);
 }

@@ -1096,25 +1096,37 @@ TEST_CASE("16-bit strided batches on an H200 running the sm_90a image: the Hoppe
   CHECK(p.repacked_a);
 }
 
-TEST_CASE("16-bit pointer arrays on an H200: the strided batch's rule for the grouped Hopper kernel", "[plan][batched]") {
-  // tgemm::gemm_batched() asks wgmma_batch_fills() (the planner's rule for a strided batch in one grid) whether its
-  // products go to the grouped Hopper kernel: the issue's batches that the strided form runs there, the GPU test's
-  // shapes, and the ones that stay on the mma.sync tiles.
+TEST_CASE("16-bit pointer arrays on an H200: the strided batch's rule for the Hopper kernel", "[plan][batched]") {
+  // tgemm::gemm_batched() asks wgmma_pointer_arrays_fit() (the planner's rule for a strided batch in one grid, and
+  // leading dimensions TMA can step) whether its products go to the Hopper kernel, and on which tile: the issue's
+  // batches that the strided form runs there, the GPU test's shapes, and the ones that stay on the mma.sync tiles.
   const auto values = tgemm::tuning::values_for<tgemm::tuning::tensorop_f16<__nv_bfloat16, __nv_bfloat16>>(900);
-  using tgemm::detail::wgmma_batch_fills;
-  for (const auto& b : {std::vector<int64_t>{8, 2048, 2048}, {16, 1024, 1024}, {64, 256, 256}, {256, 128, 128},
-                        {96, 512, 512}, {34, 136, 250}, {72, 200, 250}, {40, 250, 250}}) {
+  const auto fit = [&](int64_t products, int64_t m, int64_t n, int64_t multiprocessors, bool lines, bool& small) {
+    return tgemm::detail::wgmma_pointer_arrays_fit(values, m, n, products, multiprocessors, lines, small);
+  };
+  bool small = true;
+  for (const auto& b : {std::vector<int64_t>{8, 2048, 2048}, {16, 1024, 1024}, {64, 256, 256}, {96, 512, 512},
+                        {34, 136, 250}, {72, 200, 250}, {40, 250, 250}}) {
     CAPTURE(b[0], b[1], b[2]);
-    CHECK(wgmma_batch_fills(values, b[1], b[2], b[0], 132));
+    CHECK(fit(b[0], b[1], b[2], 132, true, small));
+    CHECK_FALSE(small);  // the 128 x 256 tile
+    CHECK_FALSE(fit(b[0], b[1], b[2], 132, false, small));  // lda or ldb not a multiple of 16 bytes
   }
-  CHECK_FALSE(wgmma_batch_fills(values, 64, 64, 1024, 132));   // a 64 x 64 product fills 1/8 of a tile
-  CHECK_FALSE(wgmma_batch_fills(values, 512, 64, 96, 132));    // 1/4
-  CHECK_FALSE(wgmma_batch_fills(values, 200, 250, 20, 132));   // 40 tiles: under half of the multiprocessors
-  CHECK(wgmma_batch_fills(values, 200, 250, 33, 132));          // 66 tiles: half
-  CHECK_FALSE(wgmma_batch_fills(values, 200, 250, 33, 134));
+  // The smaller tile (64 x 128) where twice as much of it lies inside C, as for a strided batch.
+  for (const auto& b : {std::vector<int64_t>{256, 128, 128}, {96, 512, 64}, {150, 128, 128}, {40, 64, 256}}) {
+    CAPTURE(b[0], b[1], b[2]);
+    CHECK(fit(b[0], b[1], b[2], 132, true, small));
+    CHECK(small);
+  }
+  CHECK_FALSE(fit(1024, 64, 64, 132, true, small));   // a 64 x 64 product: one small mma.sync tile each
+  CHECK_FALSE(fit(20, 200, 250, 132, true, small));   // 40 tiles: under half of the multiprocessors
+  CHECK(fit(33, 200, 250, 132, true, small));          // 66 tiles: half
+  CHECK_FALSE(fit(33, 200, 250, 134, true, small));
+  CHECK_FALSE(fit(32, 128, 128, 132, true, small));   // 64 smaller tiles: under half
   // An entry without an sm_90a policy never does.
-  CHECK_FALSE(wgmma_batch_fills(tgemm::tuning::values_for<tgemm::tuning::tensorop_f16<__nv_bfloat16, __nv_bfloat16>>(800),
-                                2048, 2048, 8, 132));
+  CHECK_FALSE(tgemm::detail::wgmma_pointer_arrays_fit(
+      tgemm::tuning::values_for<tgemm::tuning::tensorop_f16<__nv_bfloat16, __nv_bfloat16>>(800), 2048, 2048, 8, 132,
+      true, small));
 }
 
 TEST_CASE("every batched plan writes each product's C once, in one grid or product by product", "[plan][batched]") {

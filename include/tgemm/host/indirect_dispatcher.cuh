@@ -171,12 +171,57 @@ struct indirect_kernels {
     }
   }();
 
-  /// The call on an sm_90 GPU running the sm_90a image: the products' descriptions and tensor maps made on the GPU
-  /// (kernel::prepare_device_groups) into a workspace from tgemm's pool, then one persistent launch of the grouped
-  /// Hopper kernel over every product's tiles (products TMA cannot read: a direct loop in that kernel). Device-side
-  /// groups take it always; pointer arrays (products of one size) where their tiles fill the GPU as a strided batch's
-  /// must to run on that kernel (wgmma_batch_fills, the planner's rule). `taken` is false where the call does not suit
-  /// it (then nothing is enqueued).
+  /// Pointer arrays (products of one size) on the Hopper kernel, one launch with no preparation
+  /// (wgmma_kernels::launch_pointer_arrays), where wgmma_pointer_arrays_fit() (host/plan.cuh) says so, on the tile it
+  /// names. `taken` as for run_on_grouped_hopper().
+  static status run_pointers_on_hopper(const Products& products, op op_a, op op_b, int64_t m, int64_t n, int64_t k,
+                                       int64_t count, scalar alpha, scalar beta, cudaStream_t stream, int device,
+                                       const char* what, int multiprocessors, bool& taken) {
+    if constexpr (hopper_groups) {
+      using large = typename Table::wgmma;
+      using small = typename Table::wgmma_small;
+      static const tuning::tuning_values values = tuning::values_of<Table>();
+      using element = typename policy::element_a;
+      const bool lines = (products.lda * int64_t(sizeof(element))) % 16 == 0 &&
+                         (products.ldb * int64_t(sizeof(element))) % 16 == 0;
+      bool takes_small = false;
+      if (!wgmma_pointer_arrays_fit(values, m, n, count, multiprocessors, lines, takes_small)) return status::success;
+      const tuning::policy_numbers& tile = takes_small ? values.wgmma_small : values.wgmma;
+      if (print_plans_requested()) {
+        std::fprintf(stderr,
+                     "tgemm plan: %s, %lld products of %lld x %lld x %lld, ops %s%s: one launch of the Hopper kernel "
+                     "(policy %s), persistent blocks, each product read and written through address maps at its "
+                     "pointers; products TMA cannot read run a direct loop\n",
+                     what, (long long)count, (long long)m, (long long)n, (long long)k, op_letter(op_a),
+                     op_letter(op_b), tile.name().c_str());
+      }
+      const int64_t blocks = Table::wgmma_persistent ? multiprocessors : 0;
+      status s = status::success;
+      if constexpr (!std::is_void<small>::value) {
+        if (takes_small) {
+          s = wgmma_kernels<small>::launch_pointer_arrays(op_a, op_b, products, float(alpha), float(beta), m, n, k,
+                                                           int(count), blocks, Table::wgmma_group_m, stream, device);
+        }
+      }
+      if (!takes_small) {
+        s = wgmma_kernels<large>::launch_pointer_arrays(op_a, op_b, products, float(alpha), float(beta), m, n, k,
+                                                         int(count), blocks, Table::wgmma_group_m, stream, device);
+      }
+      if (s != status::success) return s;
+      taken = true;
+      if (plan_record& record = plan_recorder(); record.enabled) record.grouped_hopper_groups += int(count);
+    } else {
+      (void)products, (void)op_a, (void)op_b, (void)m, (void)n, (void)k, (void)count, (void)alpha, (void)beta;
+      (void)stream, (void)device, (void)what, (void)multiprocessors;
+    }
+    return status::success;
+  }
+
+  /// The call on an sm_90 GPU running the sm_90a image. Device-side groups, always: their descriptions and tensor
+  /// maps made on the GPU (kernel::prepare_device_groups) into a workspace from tgemm's pool, then one persistent
+  /// launch of the grouped Hopper kernel over every group's tiles (groups TMA cannot read: a direct loop in that
+  /// kernel). Pointer arrays: run_pointers_on_hopper(). `taken` is false where the call does not suit it (then
+  /// nothing is enqueued).
   static status run_on_grouped_hopper(const Products& products, op op_a, op op_b, int64_t m, int64_t n, int64_t k,
                                       int64_t count, scalar alpha, scalar beta, cudaStream_t stream, int device,
                                       const char* what, bool& taken) {
@@ -185,7 +230,6 @@ struct indirect_kernels {
       using wgmma_policy = typename Table::wgmma;
       using kernels = wgmma_kernels<wgmma_policy>;
       using description = kernel::tma_wgmma_group<typename wgmma_policy::element_c>;
-      const bool pointers = products.groups == nullptr;
       hopper_group_facts hopper;
       if (status s = read_hopper_group_facts(device, hopper); s != status::success) return s;
       constexpr int64_t limit = int64_t(INT_MAX) - 256;  // the kernel's coordinates are 32-bit
@@ -193,9 +237,9 @@ struct indirect_kernels {
           double(count) * double(kernels::tiles_m(m) * kernels::tiles_n(n)) > double(INT_MAX)) {
         return status::success;
       }
-      static const tuning::tuning_values values = tuning::values_of<Table>();  // the entry with the sm_90a policy
-      if (pointers && !wgmma_batch_fills(values, m, n, count, hopper.multiprocessors)) {
-        return status::success;
+      if (products.groups == nullptr) {
+        return run_pointers_on_hopper(products, op_a, op_b, m, n, k, count, alpha, beta, stream, device, what,
+                                      hopper.multiprocessors, taken);
       }
       const size_t description_bytes = size_t(count) * sizeof(description);
       call_workspace scratch;
@@ -204,15 +248,14 @@ struct indirect_kernels {
       int* items = reinterpret_cast<int*>(scratch.data() + description_bytes);
       if (print_plans_requested()) {
         std::fprintf(stderr,
-                     "tgemm plan: %s, %lld %s %lld x %lld x %lld, ops %s%s: their tensor maps made on the GPU, then "
-                     "one launch of the grouped Hopper kernel (policy %s), persistent blocks; %s TMA cannot read run "
-                     "a direct loop\n",
-                     what, (long long)count, pointers ? "products of" : "groups of at most", (long long)m,
-                     (long long)n, (long long)k, op_letter(op_a), op_letter(op_b), wgmma_policy::name().c_str(),
-                     pointers ? "products" : "groups");
+                     "tgemm plan: %s, %lld groups of at most %lld x %lld x %lld, ops %s%s: their tensor maps made on "
+                     "the GPU, then one launch of the grouped Hopper kernel (policy %s), persistent blocks; groups TMA "
+                     "cannot read run a direct loop\n",
+                     what, (long long)count, (long long)m, (long long)n, (long long)k, op_letter(op_a),
+                     op_letter(op_b), wgmma_policy::name().c_str());
       }
       if (status s = kernels::launch_device_groups(op_a, op_b, products, float(alpha), float(beta), m, n, k, int(count),
-                                                   pointers, descriptions, items, hopper.multiprocessors,
+                                                   descriptions, items, hopper.multiprocessors,
                                                    Table::wgmma_group_m, stream, device);
           s != status::success) {
         return s;

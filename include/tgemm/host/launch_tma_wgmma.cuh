@@ -145,6 +145,13 @@ struct wgmma_kernels {
                    : arch::encode_sw128_map(map, base, mn, k, ld, Policy::block_k, batches, stride);
   }
 
+  /// encode_operand() as an address map (arch::encode_sw128_address_map): every matrix of that shape in memory.
+  template <class T>
+  static bool encode_address_operand(CUtensorMap& map, bool k_major, int64_t mn, int64_t k, int64_t ld, int block_mn) {
+    return k_major ? arch::encode_sw128_address_map<T>(map, k, Policy::operand_parts * mn, ld, block_mn)
+                   : arch::encode_sw128_address_map<T>(map, mn, k, ld, Policy::block_k);
+  }
+
   template <op OpA, op OpB, bool Sliced, bool Fused = false>
   static status prepare_one(int device) {
     static_assert(!Sliced || std::is_same<C, float>::value, "split-K partials are float: use the float C policy");
@@ -325,12 +332,10 @@ struct wgmma_kernels {
   /// them, 128-byte aligned) and `items` (one int), then the grouped kernel (at most `blocks` persistent blocks) walks
   /// them. The maps are made on the GPU from templates encoded here for the op pair (and C's, where the epilogue
   /// stores through TMA: 16-bit C, beta = 0); groups TMA cannot read run a direct loop. count x the bounds' tiles
-  /// must be below 2^31, the bounds below 2^31 - 256. Products of one size (tgemm::gemm_batched()'s pointer arrays,
-  /// each max_m x max_n x max_k) pass `uniform` (see kernel::tma_wgmma_device_groups::uniform_tiles): their items are
-  /// numbered without a scan, and the preparation runs a thread per product over as many blocks as it needs.
+  /// must be below 2^31, the bounds below 2^31 - 256.
   template <class Products>
   static status launch_device_groups(op op_a, op op_b, const Products& products, float alpha, float beta,
-                                     int64_t max_m, int64_t max_n, int64_t max_k, int count, bool uniform,
+                                     int64_t max_m, int64_t max_n, int64_t max_k, int count,
                                      kernel::tma_wgmma_group<C>* descriptions, int* items, int64_t blocks,
                                      int group_m, cudaStream_t stream, int device) {
     static_assert(!Policy::split && Policy::reads_mn_major_a && Policy::reads_mn_major_b,
@@ -365,14 +370,8 @@ struct wgmma_kernels {
     out.slices = 1;
     out.batches = 1;
     const CUtensorMap unused{};
-    // Uniform: the host knows the work items, so the grid stops there; groups: only the GPU knows them.
-    const int uniform_tiles = uniform ? int(tiles_m(max_m) * tiles_n(max_n)) : 0;
-    const int64_t uniform_items = int64_t(uniform_tiles) * count;
-    if (uniform && uniform_items > 0 && (blocks <= 0 || blocks > uniform_items)) blocks = uniform_items;
-    const kernel::tma_wgmma_device_groups<C> groups{descriptions, items, count, uniform_tiles};
-    const dim3 prepare_grid(
-        uniform ? unsigned((count + kernel::prepare_uniform_threads - 1) / kernel::prepare_uniform_threads) : 1u);
-    const dim3 prepare_block(unsigned(uniform ? kernel::prepare_uniform_threads : kernel::prepare_groups_threads));
+    const kernel::tma_wgmma_device_groups<C> groups{descriptions, items, count};
+    const dim3 prepare_grid(1u), prepare_block(unsigned(kernel::prepare_groups_threads));
     return with_ops(op_a, op_b, [&](auto oa, auto ob) {
       constexpr op oa_value = decltype(oa)::value, ob_value = decltype(ob)::value;
       constexpr auto prepare = &kernel::prepare_device_groups<Policy, oa_value, ob_value, Products>;
@@ -390,14 +389,75 @@ struct wgmma_kernels {
       }
       if (status s = launch_kernel(prepare, prepare_grid, prepare_block, 0, stream, device,
                                    "launching the preparation of device-side groups", products, alpha, beta,
-                                   template_a, template_b, template_c, store_c, descriptions, items, count,
-                                   uniform_tiles);
+                                   template_a, template_b, template_c, store_c, descriptions, items, count);
           s != status::success) {
         return s;
       }
       return launch_kernel(grouped, dim3(unsigned(blocks > 0 ? blocks : 1)), dim3(Policy::threads),
                            Policy::shared_bytes, stream, device, "launching the Hopper kernel for device-side groups",
                            unused, unused, unused, out, groups);
+    });
+  }
+
+  /// tgemm::gemm_batched()'s device arrays of pointers on this policy's kernel, in one launch: `count` products of
+  /// m x n x k (column-major form, op pair (op_a, op_b); below 2^31 - 256 each, count x the tiles of one below 2^31),
+  /// product i reading products.a[i] and products.b[i] and writing products.c[i], walked by at most `blocks`
+  /// persistent blocks as a strided batch's products are. One address map per operand (arch::encode_sw128_address_map)
+  /// reaches every product, so nothing is prepared per product: before, a preparing kernel made each product's maps
+  /// on the GPU first (3.6-4.0 us in ncu for 16 to 256 products on an H200, bench/results/h200-pointer-arrays-
+  /// hopper.txt, and a launch more). lda and ldb must be
+  /// multiples of 16 bytes (TMA's line stride); a product whose A or B is not 16-byte aligned runs the kernel's direct
+  /// loop, one with a null pointer it would use is skipped. C leaves through TMA stores where beta = 0 and ldc and m
+  /// are multiples of 16 bytes, for each product whose C is 16-byte aligned. alpha = 0 reads neither A nor B.
+  template <class Products>
+  static status launch_pointer_arrays(op op_a, op op_b, const Products& products, float alpha, float beta, int64_t m,
+                                      int64_t n, int64_t k, int count, int64_t blocks, int group_m,
+                                      cudaStream_t stream, int device) {
+    static_assert(!Policy::split && Policy::reads_mn_major_a && Policy::reads_mn_major_b,
+                  "pointer arrays take 16-bit policies, whose kernel reads every op pair");
+    using pointers = kernel::tma_wgmma_pointer_arrays<A, C>;
+    const int64_t depth = alpha != 0.0f ? k : 0;  // alpha = 0: C = beta C, A and B unread
+    CUtensorMap map_a{}, map_b{}, map_c{};
+    const bool encoded = depth == 0 || (encode_address_operand<A>(map_a, op_a == op::transpose, m, depth,
+                                                                   products.lda, Policy::block_m) &&
+                                        encode_address_operand<B>(map_b, op_b == op::none, n, depth, products.ldb,
+                                                                  Policy::block_n));
+    if (!encoded) {
+      return fail(status::cuda_error, cudaSuccess,
+                  "the driver refused an address map (cuTensorMapEncodeTiled) for pointer arrays of %lld x %lld x "
+                  "%lld, lda %lld, ldb %lld",
+                  (long long)m, (long long)n, (long long)k, (long long)products.lda, (long long)products.ldb);
+    }
+    bool tma_store = false;
+    if constexpr (Policy::epilogue_store_columns > 0) {
+      // The kernel checks each product's C for 16-byte alignment; the rest is the launch's.
+      tma_store = stores_through_tma(static_cast<const C*>(nullptr), m, products.ldc, beta) && m > 0 && n > 0 &&
+                  arch::encode_sw128_address_map<C>(map_c, m, n, products.ldc, Policy::epilogue_store_columns);
+    }
+    kernel::tma_wgmma_output<C> out{};
+    out.c = nullptr;  // each product's own (products.c)
+    out.ldc = products.ldc;
+    out.m = int(m), out.n = int(n), out.k = int(depth);
+    out.alpha = alpha, out.beta = beta;
+    out.group_m = group_m > 0 ? group_m : 1;
+    out.slices = 1;
+    out.tma_store = tma_store ? 1 : 0;
+    out.batches = count;
+    const pointers arrays{products.a, products.b, products.c, products.lda, products.ldb};
+    const int64_t items = tiles_m(m) * tiles_n(n) * count;
+    const dim3 grid(unsigned(blocks > 0 && blocks < items ? blocks : items));
+    return with_ops(op_a, op_b, [&](auto oa, auto ob) {
+      constexpr op oa_value = decltype(oa)::value, ob_value = decltype(ob)::value;
+      constexpr auto function = &kernel::gemm_tma_wgmma<Policy, oa_value, ob_value, false, false, pointers>;
+      if (status s = prepare_kernel_once<function>(
+              device, Policy::shared_bytes,
+              [] { return "the Hopper kernel for device arrays of pointers, policy " + Policy::name(); });
+          s != status::success) {
+        return s;
+      }
+      return launch_kernel(function, grid, dim3(Policy::threads), Policy::shared_bytes, stream, device,
+                           "launching the Hopper kernel for device arrays of pointers", map_a, map_b, map_c, out,
+                           arrays);
     });
   }
 

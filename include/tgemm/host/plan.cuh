@@ -214,14 +214,8 @@ inline bool wgmma_tiles_fill(const tuning::tuning_values& t, const tuning::polic
          tiles * double(products) >= t.wgmma_min_wave * double(multiprocessors > 0 ? multiprocessors : 1);
 }
 
-/// wgmma_tiles_fill() for the large tile: the rule of device arrays of pointers (tgemm::gemm_batched(),
-/// host/indirect_dispatcher.cuh), whose grouped Hopper kernel has that tile only.
-inline bool wgmma_batch_fills(const tuning::tuning_values& t, int64_t m, int64_t n, int64_t products,
-                              int64_t multiprocessors) {
-  return wgmma_tiles_fill(t, t.wgmma, m, n, products, multiprocessors);
-}
-
-/// Whether a strided batch of m x n products asks the entry's smaller sm_90a tile rather than the large one (it then
+/// Whether a strided batch of m x n products (or pointer arrays of them, host/indirect_dispatcher.cuh) asks the entry's
+/// smaller sm_90a tile rather than the large one (it then
 /// runs there when wgmma_tiles_fill() says so for that tile): the entry says so (wgmma_batch_small), one tile of its
 /// small mma.sync tile does not cover a product (those keep it), and at least twice as much of the smaller tiles as
 /// of the large ones is inside C (128 x 128: all of two 64 x 128 tiles, half of one 128 x 256; 64 x 512: all of four,
@@ -230,6 +224,20 @@ inline bool wgmma_batch_takes_small(const tuning::tuning_values& t, int64_t m, i
   const tuning::policy_numbers &p = t.wgmma, &q = t.wgmma_small, &s = t[tuning::slot::small];
   return t.wgmma_batch_small && p.block_m != 0 && q.block_m != 0 && !(m <= s.block_m && n <= s.block_n) &&
          tile_use(q, m, n) >= 2.0 * tile_use(p, m, n);
+}
+
+/// Whether device arrays of pointers to `products` m x n products (tgemm::gemm_batched(), host/indirect_dispatcher.cuh)
+/// run on the entry's sm_90a kernel, and on which tile (`small`): where a strided batch of that shape would (the
+/// smaller tile where wgmma_batch_takes_small() says so, its work items filling the GPU: wgmma_tiles_fill()), when
+/// TMA can step their leading dimensions (`lines`: lda and ldb multiples of 16 bytes) and a 32-bit index counts the
+/// work items.
+inline bool wgmma_pointer_arrays_fit(const tuning::tuning_values& t, int64_t m, int64_t n, int64_t products,
+                                     int64_t multiprocessors, bool lines, bool& small) {
+  small = wgmma_batch_takes_small(t, m, n);
+  const tuning::policy_numbers& p = small ? t.wgmma_small : t.wgmma;
+  if (!lines || p.block_m == 0 || m <= 0 || n <= 0) return false;
+  const int64_t tiles = kernel::tiles_for(m, p.block_m) * kernel::tiles_for(n, p.block_n);
+  return products <= int64_t(INT32_MAX) / tiles && wgmma_tiles_fill(t, p, m, n, products, multiprocessors);
 }
 
 /// Whether a batch of m x n products runs on the entry's products tile: the entry names one smaller than its small
@@ -868,8 +876,8 @@ struct plan_record {
   bool enabled = false;  ///< Record the plans of this thread's calls.
   int calls = 0;         ///< Plans recorded since enabled.
   plan last;             ///< The last one.
-  /// Groups of tgemm::gemm_grouped() and gemm_grouped_device(), and products of gemm_batched()'s pointer arrays, run
-  /// together on the grouped Hopper kernel.
+  /// Groups of tgemm::gemm_grouped() and gemm_grouped_device() run together on the grouped Hopper kernel, and
+  /// products of gemm_batched()'s pointer arrays run on the Hopper kernel.
   int grouped_hopper_groups = 0;
   /// Calls of gemm_batched() and gemm_grouped_device() run on the tile kernels (kernel::gemm_indirect_kernel).
   int indirect_calls = 0;
@@ -898,7 +906,7 @@ class record_plans {
   const plan& last() const { return plan_recorder().last; }
   /// Calls recorded.
   int calls() const { return plan_recorder().calls; }
-  /// Groups and pointer-array products run together on the grouped Hopper kernel (plan_record; not in calls()).
+  /// Groups and pointer-array products run together on the Hopper kernel (plan_record; not in calls()).
   int grouped_hopper_groups() const { return plan_recorder().grouped_hopper_groups; }
   /// Pointer-array and device-group calls run on the tile kernels (plan_record; not in calls()).
   int indirect_calls() const { return plan_recorder().indirect_calls; }

@@ -29,6 +29,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "../arch/mbarrier.cuh"
 #include "../arch/named_barrier.cuh"
@@ -143,8 +144,8 @@ struct tma_wgmma_groups {
   }
 };
 
-/// The products of a grouped launch described in device memory (tgemm::gemm_grouped_device(), and the pointer arrays
-/// of tgemm::gemm_batched()): kernel::prepare_device_groups wrote `count` descriptions (their maps made on the GPU
+/// The products of a grouped launch described in device memory (tgemm::gemm_grouped_device()):
+/// kernel::prepare_device_groups wrote `count` descriptions (their maps made on the GPU
 /// from templates) and the work items they have together, in the same stream before this launch.
 template <class ElementC>
 struct tma_wgmma_device_groups {
@@ -152,12 +153,8 @@ struct tma_wgmma_device_groups {
   const tma_wgmma_group<ElementC>* group;  ///< `count` descriptions in global memory.
   const int* items;                        ///< Their tiles together (groups skipped or empty have none).
   int count;                               ///< Groups.
-  /// Products of one size (pointer arrays): each has this many work items, product i's first is i * uniform_tiles,
-  /// so that an item's product is a division, with no search; a product that failed its checks keeps its items and
-  /// has m = 0 (its items are skipped). 0: groups of their own sizes, numbered by a scan of their tile counts.
-  int uniform_tiles;
   /// The work items of the launch (groups: read from global memory, only the GPU knows them).
-  __device__ __forceinline__ int total_items() const { return uniform_tiles > 0 ? count * uniform_tiles : *items; }
+  __device__ __forceinline__ int total_items() const { return *items; }
 
   /// What a block needs of a group to walk its tiles.
   struct summary {
@@ -186,7 +183,6 @@ struct tma_wgmma_device_groups {
   /// The group that work item `item` belongs to: the last whose first_item is at most `item` (a binary search: groups
   /// without tiles share the first_item of the next), in `table` when it holds every group.
   __device__ __forceinline__ int index_of(int item, const summary* table) const {
-    if (uniform_tiles > 0) return item / uniform_tiles;
     int low = 0, high = count - 1;
     const bool in_table = tabled();
     while (low < high) {
@@ -206,6 +202,43 @@ struct tma_wgmma_device_groups {
     return summary{g.first_item, g.m, g.n, g.k, g.direct};
   }
 };
+
+/// One product of a pointer-array launch as the kernel reads it (tma_wgmma_pointer_arrays::product).
+template <class Element, class ElementC>
+struct tma_wgmma_pointer_product {
+  const Element* a;  ///< A (unread when the launch's k is 0).
+  const Element* b;  ///< B.
+  ElementC* c;       ///< C.
+  bool skipped;      ///< A null pointer it would use: its C is left as it was (cuBLAS's batched calls do the same).
+  bool direct;       ///< A or B not 16-byte aligned (TMA cannot read them): the consumers' direct loop computes it.
+};
+
+/// The products of tgemm::gemm_batched()'s device arrays of pointers on the Hopper kernel: all of one size (out's m,
+/// n, k, scalars and ldc), product i reading a[i] and b[i] and writing c[i] through the launch's address maps
+/// (arch::encode_sw128_address_map: the coordinates after the first two come from each pointer), so that nothing is
+/// prepared per product. The blocks walk (product, tile) work items as a strided batch's do.
+template <class Element, class ElementC>
+struct tma_wgmma_pointer_arrays {
+  const Element* const* a;  ///< Product i's A is a[i].
+  const Element* const* b;  ///< Product i's B is b[i].
+  ElementC* const* c;       ///< Product i's C is c[i].
+  int64_t lda;              ///< A's leading dimension (a multiple of 16 bytes: the host checks it).
+  int64_t ldb;              ///< B's leading dimension (likewise).
+  /// Product i, for a launch of depth k (0: A and B unread, their arrays perhaps null).
+  __device__ __forceinline__ tma_wgmma_pointer_product<Element, ElementC> product(int i, int k) const {
+    tma_wgmma_pointer_product<Element, ElementC> p{nullptr, nullptr, c[i], false, false};
+    if (k > 0) p.a = a[i], p.b = b[i];
+    p.skipped = p.c == nullptr || (k > 0 && (p.a == nullptr || p.b == nullptr));
+    p.direct = !p.skipped && k > 0 &&
+               (reinterpret_cast<uintptr_t>(p.a) % 16 != 0 || reinterpret_cast<uintptr_t>(p.b) % 16 != 0);
+    return p;
+  }
+};
+
+template <class Groups>
+struct is_pointer_arrays : std::false_type {};
+template <class Element, class ElementC>
+struct is_pointer_arrays<tma_wgmma_pointer_arrays<Element, ElementC>> : std::true_type {};
 
 /// The parameter that non-grouped instantiations of gemm_tma_wgmma take in its place (nothing).
 struct tma_wgmma_no_groups {};
@@ -412,6 +445,43 @@ __device__ __forceinline__ void store_fused_tile(const tma_wgmma_output<typename
 #endif
 }
 
+/// A stage's box of an operand: through a rank-3 map (`batch`, a strided batch's product), or through an address map
+/// (`at`: pointer arrays).
+template <bool AddressMap>
+__device__ __forceinline__ void load_box(void* destination, const CUtensorMap* map, int inner, int outer, int batch,
+                                         arch::address_coordinates at, uint64_t* barrier) {
+  if constexpr (AddressMap) {
+    arch::tma_load_4d(destination, map, inner, outer, at, barrier);
+  } else {
+    arch::tma_load_3d(destination, map, inner, outer, batch, barrier);
+  }
+}
+
+/// A tile of a product TMA cannot read (device-side groups and pointer arrays: only the GPU sees their pointers):
+/// each thread of a consumer warpgroup computes elements of its 64-row strip (rows from `strip`, the tile's columns
+/// from col0) with a loop over k from a, lda, b and ldb, without the stages, and writes alpha sum + beta C (C not read
+/// when beta is 0). Correct for any alignment, several times slower than the tiled path.
+template <class Policy, op OpA, op OpB>
+__device__ __forceinline__ void direct_strip(const typename Policy::element_a* a, int64_t lda,
+                                             const typename Policy::element_a* b, int64_t ldb, int64_t k,
+                                             typename Policy::element_c* c, int64_t ldc, int64_t m, int64_t n,
+                                             float alpha, float beta, int64_t strip, int64_t col0) {
+  using element_c = typename Policy::element_c;
+  for (int e = threadIdx.x % 128; e < 64 * Policy::block_n; e += 128) {
+    const int64_t row = strip + e % 64, col = col0 + e / 64;
+    if (row >= m || col >= n) continue;
+    float sum = 0.0f;
+    for (int64_t l = 0; l < k; ++l) {
+      const float x = convert<float>(OpA == op::none ? a[row + l * lda] : a[l + row * lda]);
+      const float y = convert<float>(OpB == op::none ? b[l + col * ldb] : b[col + l * ldb]);
+      sum = fmaf(x, y, sum);
+    }
+    element_c* to = c + row + col * ldc;
+    const float scaled = alpha * sum;
+    *to = convert<element_c>(beta != 0.0f ? scaled + beta * convert<float>(*to) : scaled);
+  }
+}
+
 /// Persistent: block b computes tiles b, b + gridDim.x, ... of the order wgmma_tile() gives (a grid of one block per
 /// tile computes each once; a grid of one block per multiprocessor overlaps a tile's epilogue with the copies of
 /// the next: the producer runs ahead through the same stage ring, whose phases count on across tiles).
@@ -427,14 +497,18 @@ __device__ __forceinline__ void store_fused_tile(const tma_wgmma_output<typename
 /// Groups (grouped launches): tma_wgmma_groups (tgemm::gemm_grouped(): the descriptions are the parameter) or
 /// tma_wgmma_device_groups (tgemm::gemm_grouped_device(): in global memory), each product with its own maps, sizes,
 /// scalars and C; the blocks walk their tiles one product after another (map_a, map_b, map_c and out's sizes, scalars
-/// and C unused). The other instantiations take an empty `groups`.
+/// and C unused). Or tma_wgmma_pointer_arrays (tgemm::gemm_batched()'s device arrays of pointers): products of one
+/// size walked as a strided batch's, each read and written through the address maps map_a, map_b and map_c at the
+/// coordinates of its pointers. The other instantiations take an empty `groups`.
 template <class Policy, op OpA, op OpB, bool SlicedK = false, bool Fused = false, class Groups = tma_wgmma_no_groups>
 __global__ void __launch_bounds__(Policy::threads, 1)
     gemm_tma_wgmma(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                    const __grid_constant__ CUtensorMap map_c, const tma_wgmma_output<typename Policy::element_c> out,
                    const __grid_constant__ Groups groups) {
 #if TGEMM_HAS_WGMMA
-  constexpr bool Grouped = !std::is_same<Groups, tma_wgmma_no_groups>::value;
+  // Pointer arrays walk (product, tile) work items as a strided batch does, reading each product's pointers.
+  constexpr bool pointer_arrays = is_pointer_arrays<Groups>::value;
+  constexpr bool Grouped = !std::is_same<Groups, tma_wgmma_no_groups>::value && !pointer_arrays;
   constexpr bool device_groups = [] {
     if constexpr (Grouped) {
       return Groups::in_device_memory;
@@ -443,7 +517,8 @@ __global__ void __launch_bounds__(Policy::threads, 1)
     }
   }();
   static_assert(!(SlicedK && Fused), "split-K partials are unscaled: the reduction applies a fused epilogue");
-  static_assert(!Grouped || (!SlicedK && !Fused), "a grouped launch neither splits k nor fuses an epilogue");
+  static_assert(!(Grouped || pointer_arrays) || (!SlicedK && !Fused),
+                "a grouped or pointer-array launch neither splits k nor fuses an epilogue");
   using element = typename Policy::element_a;
   constexpr int stages = Policy::stages, bk = Policy::block_k, bn = Policy::block_n;
   constexpr int a_bytes = Policy::block_m * bk * element_bytes<element>;  // one part of a stage's A slice
@@ -509,13 +584,14 @@ __global__ void __launch_bounds__(Policy::threads, 1)
         int item_tiles_m = tiles_m, item_tiles_n = tiles_n;
         const CUtensorMap* item_map_a = &map_a;
         const CUtensorMap* item_map_b = &map_b;
+        [[maybe_unused]] arch::address_coordinates at_a{}, at_b{};  // pointer arrays: the product's A and B
         if constexpr (SlicedK) {
           slice_of(item, tiles, k_tiles, out.slice_steps, tile, t_begin, t_end);
         } else if constexpr (device_groups) {
           const int index = groups.index_of(item, group_table);
           const group_summary g = groups.summary_of(index, group_table);
-          // Direct: the consumers compute it without the stages. m = 0: a product of a pointer array that failed its
-          // checks (uniform_tiles), skipped by the consumers too.
+          // Direct: the consumers compute it without the stages. m = 0 (an empty group, or one that failed its checks:
+          // the scan gives it no items, so never met), skipped by the consumers too.
           if (g.direct || g.m == 0) continue;
           item_map_a = &groups.group[index].map_a, item_map_b = &groups.group[index].map_b;
           acquire_tensor_map(item_map_a);
@@ -531,6 +607,11 @@ __global__ void __launch_bounds__(Policy::threads, 1)
           item_map_a = &g.map_a, item_map_b = &g.map_b;
         } else {
           product = item / tiles, tile = item - product * tiles;
+          if constexpr (pointer_arrays) {
+            const auto p = groups.product(product, out.k);
+            if (p.skipped || p.direct) continue;  // the consumers skip it, or compute it without the stages
+            at_a = arch::coordinates_of(p.a), at_b = arch::coordinates_of(p.b);
+          }
         }
         int tile_m, tile_n;
         wgmma_tile(tile, item_tiles_m, item_tiles_n, out.group_m, tile_m, tile_n);
@@ -545,18 +626,19 @@ __global__ void __launch_bounds__(Policy::threads, 1)
           if constexpr (mn_major_a) {
 #pragma unroll
             for (int c = 0; c < Policy::block_m / mn_chunk; ++c) {
-              arch::tma_load_3d(a + c * chunk_bytes, item_map_a, m0 + mn_chunk * c, t * bk, pa, &full[s]);
+              load_box<pointer_arrays>(a + c * chunk_bytes, item_map_a, m0 + mn_chunk * c, t * bk, pa, at_a, &full[s]);
             }
           } else {
-            arch::tma_load_3d(a, item_map_a, t * bk, m0, pa, &full[s]);
+            load_box<pointer_arrays>(a, item_map_a, t * bk, m0, pa, at_a, &full[s]);
           }
           if constexpr (mn_major_b) {
 #pragma unroll
             for (int c = 0; c < bn / mn_chunk; ++c) {
-              arch::tma_load_3d(a + b_offset + c * chunk_bytes, item_map_b, n0 + mn_chunk * c, t * bk, pb, &full[s]);
+              load_box<pointer_arrays>(a + b_offset + c * chunk_bytes, item_map_b, n0 + mn_chunk * c, t * bk, pb, at_b,
+                                       &full[s]);
             }
           } else {
-            arch::tma_load_3d(a + b_offset, item_map_b, t * bk, n0, pb, &full[s]);
+            load_box<pointer_arrays>(a + b_offset, item_map_b, t * bk, n0, pb, at_b, &full[s]);
           }
           if constexpr (Policy::split) {  // the small parts: the same tiles, further down the split copies
             arch::tma_load_3d(a + a_bytes, item_map_a, t * bk, m0 + out.small_line_a, pa, &full[s]);
@@ -611,12 +693,15 @@ __global__ void __launch_bounds__(Policy::threads, 1)
       [[maybe_unused]] bool group_vector_c = false;
       [[maybe_unused]] bool group_direct = false;  // device-side groups: see tma_wgmma_group::direct
       [[maybe_unused]] int group_m = 0, group_n = 0;  // device-side groups: the item's group's m and n (its summary)
+      // Pointer arrays: the product's pointers, whether TMA stores its C, whether it runs the direct loop.
+      [[maybe_unused]] tma_wgmma_pointer_product<element, element_c> pointers{};
+      [[maybe_unused]] bool pointer_tma_store = false;
       if constexpr (SlicedK) {
         slice = slice_of(item, tiles, k_tiles, out.slice_steps, tile, t_begin, t_end);
       } else if constexpr (device_groups) {
         const int index = groups.index_of(item, group_table);
         const group_summary g = groups.summary_of(index, group_table);
-        if (g.m == 0) continue;  // a product of a pointer array that failed its checks (as the producer skips it)
+        if (g.m == 0) continue;  // as the producer skips it
         item_group = groups.group + index;
         tile = item - g.first_item;
         group_m = g.m, group_n = g.n, group_direct = g.direct != 0;
@@ -635,6 +720,13 @@ __global__ void __launch_bounds__(Policy::threads, 1)
             reinterpret_cast<uintptr_t>(item_group->c) % 16 == 0 && (item_group->ldc * sizeof(element_c)) % 16 == 0;
       } else {
         product = item / tiles, tile = item - product * tiles;
+        if constexpr (pointer_arrays) {
+          pointers = groups.product(product, out.k);
+          if (pointers.skipped) continue;  // as the producer skips it
+          const bool aligned_c = reinterpret_cast<uintptr_t>(pointers.c) % 16 == 0;
+          group_vector_c = vector_c && aligned_c;
+          pointer_tma_store = out.tma_store && aligned_c;
+        }
       }
       // What the epilogue reads of the product: a field of out, or in a grouped launch of the item's group. Read where
       // used, as out's fields were before there were groups: the other instantiations' SASS stayed the same that way
@@ -644,7 +736,8 @@ __global__ void __launch_bounds__(Policy::threads, 1)
 #define TGEMM_PRODUCT_EXTENT(field) (device_groups ? group_##field : TGEMM_PRODUCT(field))
       // The slice's partial (SlicedK), or the product's C.
       element_c* const c_out =
-          TGEMM_PRODUCT(c) + int64_t(slice) * out.slice_stride + int64_t(product) * out.batch_stride_c;
+          pointer_arrays ? pointers.c
+                         : TGEMM_PRODUCT(c) + int64_t(slice) * out.slice_stride + int64_t(product) * out.batch_stride_c;
 
       int tile_m, tile_n;
       wgmma_tile(tile, item_tiles_m, item_tiles_n, out.group_m, tile_m, tile_n);
@@ -655,28 +748,20 @@ __global__ void __launch_bounds__(Policy::threads, 1)
       // The warp's first row and the tile's first column.
       const int64_t row0 = int64_t(tile_m) * Policy::block_m + consumer * 64 + warp * 16;
       const int64_t col0 = int64_t(tile_n) * bn;
+      // A product TMA cannot read (only the GPU saw its pointers): the direct loop, without the stages.
       if constexpr (device_groups) {
         if (group_direct) {
-          // A group TMA cannot read (only the GPU saw its pointers): each thread of the warpgroup computes elements of
-          // its 64-row strip of the tile with a loop over k, and the stages are not used.
-          const auto* a = static_cast<const element*>(item_group->a);
-          const auto* b = static_cast<const element*>(item_group->b);
-          const int64_t strip = int64_t(tile_m) * Policy::block_m + consumer * 64;
-          for (int e = threadIdx.x % 128; e < 64 * bn; e += 128) {
-            const int64_t row = strip + e % 64, col = col0 + e / 64;
-            if (row >= group_m || col >= group_n) continue;
-            float sum = 0.0f;
-            for (int64_t l = 0; l < item_group->k; ++l) {
-              const int64_t lda = item_group->lda, ldb = item_group->ldb;
-              const float x = convert<float>(OpA == op::none ? a[row + l * lda] : a[l + row * lda]);
-              const float y = convert<float>(OpB == op::none ? b[l + col * ldb] : b[col + l * ldb]);
-              sum = fmaf(x, y, sum);
-            }
-            element_c* c = item_group->c + row + col * item_group->ldc;
-            const float scaled = item_group->alpha * sum;
-            const float beta = item_group->beta;
-            *c = convert<element_c>(beta != 0.0f ? scaled + beta * convert<float>(*c) : scaled);
-          }
+          direct_strip<Policy, OpA, OpB>(static_cast<const element*>(item_group->a), item_group->lda,
+                                         static_cast<const element*>(item_group->b), item_group->ldb, item_group->k,
+                                         item_group->c, item_group->ldc, group_m, group_n, item_group->alpha,
+                                         item_group->beta, int64_t(tile_m) * Policy::block_m + consumer * 64, col0);
+          continue;
+        }
+      } else if constexpr (pointer_arrays) {
+        if (pointers.direct) {
+          direct_strip<Policy, OpA, OpB>(pointers.a, groups.lda, pointers.b, groups.ldb, out.k, c_out, out.ldc, out.m,
+                                         out.n, out.alpha, out.beta, int64_t(tile_m) * Policy::block_m + consumer * 64,
+                                         col0);
           continue;
         }
       }
@@ -780,7 +865,7 @@ __global__ void __launch_bounds__(Policy::threads, 1)
         continue;
       }
       if constexpr (tma_epilogue) {
-        if (TGEMM_PRODUCT(tma_store)) {
+        if (pointer_arrays ? pointer_tma_store : bool(TGEMM_PRODUCT(tma_store))) {
           const float alpha = TGEMM_PRODUCT(alpha);
           if constexpr (device_groups) {  // C's map was made on the GPU too (kernel::prepare_device_groups)
             if (store_issuer) acquire_tensor_map(&item_group->map_c);
@@ -809,11 +894,14 @@ __global__ void __launch_bounds__(Policy::threads, 1)
             arch::fence_proxy_async_shared();
             arch::named_barrier_sync(1 + consumer, 128);  // the whole staging tile is written
             if (store_issuer) {
-              // A grouped launch's maps are each product's own, rank 2; the others' are rank 3 (the batch).
+              // A grouped launch's maps are each product's own, rank 2; pointer arrays' is an address map; the others'
+              // are rank 3 (the batch).
               const int store_row = int(tile_m) * Policy::block_m + consumer * 64;
               const int store_col = int(col0) + pass * store_columns;
               if constexpr (Grouped) {
                 arch::tma_store_2d(&item_group->map_c, store_tile, store_row, store_col);
+              } else if constexpr (pointer_arrays) {
+                arch::tma_store_4d(&map_c, store_tile, store_row, store_col, arch::coordinates_of(c_out));
               } else {
                 arch::tma_store_3d(&map_c, store_tile, store_row, store_col, product);
               }
@@ -823,7 +911,7 @@ __global__ void __launch_bounds__(Policy::threads, 1)
           continue;
         }
       }
-      if (staged_epilogue && !Fused && (Grouped ? group_vector_c : vector_c) &&
+      if (staged_epilogue && !Fused && (Grouped || pointer_arrays ? group_vector_c : vector_c) &&
           row0 + 16 <= TGEMM_PRODUCT_EXTENT(m)) {
         // 32 columns at a time: the warp writes its accumulators (wgmma's layout, arch/wgmma.cuh: rows g and g + 8
         // of its 16, columns 2t and 2t + 1 of each 8) into its staging buffer as floats, then each lane reads back

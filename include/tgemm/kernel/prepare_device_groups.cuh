@@ -1,13 +1,14 @@
 /// \file kernel/prepare_device_groups.cuh
-/// \brief The first of the two launches that run tgemm::gemm_grouped_device() and tgemm::gemm_batched()'s pointer
-/// arrays on the Hopper kernel (sm_90a): it reads every product's description from device memory, checks it as the
-/// indirect kernel does (each status to the caller's array), and writes what the grouped kernel reads: each product's
-/// sizes, scalars and C, its tensor maps (A's and B's, and C's where the epilogue stores through TMA) made on the GPU
-/// from the host's templates (tensormap.replace of the address, the extents and the strides: the host never sees the
-/// products), the first work item of each and the work items in all. A product whose A or B TMA cannot read is marked
-/// `direct` (the consumers compute it with a loop). Groups are numbered by an exclusive scan of their tile counts, one
-/// thread's loop over shared memory, a pass of 1024 groups at a time (CUB's block scan did the same job, but its
-/// header cost every header-only translation unit seconds of compile time); products of one size need no scan.
+/// \brief The first of the two launches that run tgemm::gemm_grouped_device() on the Hopper kernel (sm_90a): it reads
+/// every group's description from device memory, checks it as the indirect kernel does (each status to the caller's
+/// array), and writes what the grouped kernel reads: each group's sizes, scalars and C, its tensor maps (A's and B's,
+/// and C's where the epilogue stores through TMA) made on the GPU from the host's templates (tensormap.replace of the
+/// address, the extents and the strides: the host never sees the groups), the first work item of each and the work
+/// items in all. A group whose A or B TMA cannot read is marked `direct` (the consumers compute it with a loop).
+/// Groups are numbered by an exclusive scan of their tile counts, one thread's loop over shared memory, a pass of 1024
+/// groups at a time (CUB's block scan did the same job, but its header cost every header-only translation unit
+/// seconds of compile time). tgemm::gemm_batched()'s pointer arrays, products of one size, need none of this: the
+/// Hopper kernel reads them through address maps (arch/tma.cuh).
 #pragma once
 
 #include <cuda.h>
@@ -24,12 +25,6 @@ namespace tgemm::kernel {
 
 /// Threads of the one block of prepare_device_groups for groups (it walks the groups this many at a time).
 inline constexpr int prepare_groups_threads = 1024;
-/// Threads of each block of prepare_device_groups for products of one size, a thread per product: few, so that the
-/// products spread over the multiprocessors (one writes its threads' descriptions largely one after another). On an
-/// H200 (ncu, bench/results/h200-pointer-arrays-hopper.txt) 256 products took 12 us in blocks of 128, 5.3 in blocks
-/// of 32, 4.2 in blocks of 16 and 3.9 in blocks of 8; 256 x 128^3 through tgemm::gemm_batched() ran 0.025, 0.0195,
-/// 0.0194 and 0.0185 ms.
-inline constexpr int prepare_uniform_threads = 8;
 
 /// Points the rank-2 tensor map at `map` (global memory) at a matrix of `lines` lines of `contiguous` elements,
 /// `ld_bytes` apart, starting at `base`: its address, extents and line stride replaced in place, the rest (element
@@ -117,57 +112,45 @@ __device__ __forceinline__ int describe_product(const Products& products, int i,
 /// encoded for that op pair and Policy's boxes (any address and extents: point_tensor_map replaces them). template_c
 /// is C's for the epilogue's TMA stores, where `store_c` is set (the host sets it for 16-bit C with beta = 0); a group
 /// whose C TMA can write (tma_can_store_c) gets its own copy and stores through it.
-/// Groups of their own sizes (uniform_tiles = 0): one block of prepare_groups_threads threads, which numbers the
-/// groups' tiles; groups that fail their checks, and empty ones, get none. Products of one size (pointer arrays:
-/// uniform_tiles, the tiles of each): any grid, a thread per product, product i's first work item i * uniform_tiles
-/// (no scan: see tma_wgmma_device_groups::uniform_tiles).
+/// One block of prepare_groups_threads threads, which numbers the groups' tiles; groups that fail their checks, and
+/// empty ones, get none.
 template <class Policy, op OpA, op OpB, class Products>
 __global__ void __launch_bounds__(prepare_groups_threads)
     prepare_device_groups(const Products products, const float alpha, const float beta,
                           const __grid_constant__ CUtensorMap template_a,
                           const __grid_constant__ CUtensorMap template_b,
                           const __grid_constant__ CUtensorMap template_c, const bool store_c,
-                          tma_wgmma_group<typename Policy::element_c>* out, int* items, const int count,
-                          const int uniform_tiles) {
+                          tma_wgmma_group<typename Policy::element_c>* out, int* items, const int count) {
 #if TGEMM_HAS_WGMMA
-  if (uniform_tiles > 0) {
-    const int i = int(blockIdx.x * blockDim.x + threadIdx.x);
+  __shared__ int pass_tiles[prepare_groups_threads];  // this pass's tile counts, then its groups' first items
+  int running = 0;  // thread 0: the tiles of the groups before this pass
+  for (int first = 0; first < count; first += prepare_groups_threads) {
+    const int i = first + int(threadIdx.x);
+    int tiles = 0;
     if (i < count) {
-      describe_product<Policy, OpA, OpB>(products, i, alpha, beta, template_a, template_b, template_c, store_c, out[i]);
-      out[i].first_item = i * uniform_tiles;
+      tiles = describe_product<Policy, OpA, OpB>(products, i, alpha, beta, template_a, template_b, template_c,
+                                                 store_c, out[i]);
     }
-    if (i == 0) *items = count * uniform_tiles;
-  } else {
-    __shared__ int pass_tiles[prepare_groups_threads];  // this pass's tile counts, then its groups' first items
-    int running = 0;  // thread 0: the tiles of the groups before this pass
-    for (int first = 0; first < count; first += prepare_groups_threads) {
-      const int i = first + int(threadIdx.x);
-      int tiles = 0;
-      if (i < count) {
-        tiles = describe_product<Policy, OpA, OpB>(products, i, alpha, beta, template_a, template_b, template_c,
-                                                   store_c, out[i]);
+    pass_tiles[threadIdx.x] = tiles;
+    __syncthreads();
+    if (threadIdx.x == 0) {  // the exclusive scan, in place
+      for (int j = 0; j < prepare_groups_threads && first + j < count; ++j) {
+        const int t = pass_tiles[j];
+        pass_tiles[j] = running;
+        running += t;
       }
-      pass_tiles[threadIdx.x] = tiles;
-      __syncthreads();
-      if (threadIdx.x == 0) {  // the exclusive scan, in place
-        for (int j = 0; j < prepare_groups_threads && first + j < count; ++j) {
-          const int t = pass_tiles[j];
-          pass_tiles[j] = running;
-          running += t;
-        }
-      }
-      __syncthreads();
-      if (i < count) out[i].first_item = pass_tiles[threadIdx.x];
-      __syncthreads();  // read before the next pass writes
     }
-    if (threadIdx.x == 0) *items = running;
+    __syncthreads();
+    if (i < count) out[i].first_item = pass_tiles[threadIdx.x];
+    __syncthreads();  // read before the next pass writes
   }
+  if (threadIdx.x == 0) *items = running;
   // The maps were written through the generic proxy; the grouped kernel reads them through the tensor-map proxy
   // (and acquires each before its first copy).
   asm volatile("fence.proxy.tensormap::generic.release.gpu;" ::: "memory");
 #else
   (void)products, (void)alpha, (void)beta, (void)template_a, (void)template_b, (void)template_c, (void)store_c, (void)out,
-      (void)items, (void)count, (void)uniform_tiles;
+      (void)items, (void)count;
 #endif
 }
 
