@@ -445,6 +445,12 @@ __device__ __forceinline__ void store_fused_tile(const tma_wgmma_output<typename
 #endif
 }
 
+/// How many of `count` boxes of `box` elements, from `first` on, start inside an extent of `extent` elements.
+__device__ __forceinline__ int boxes_inside(int first, int extent, int box, int count) {
+  const int inside = (extent - first + box - 1) / box;
+  return inside < count ? inside : count;
+}
+
 /// A stage's box of an operand: through a rank-3 map (`batch`, a strided batch's product), or through an address map
 /// (`at`: pointer arrays).
 template <bool AddressMap>
@@ -622,10 +628,24 @@ __global__ void __launch_bounds__(Policy::threads, 1)
           // The stage's previous use (use - stages) must have been released: that completed its phase.
           if (use >= stages) arch::mbarrier_wait(&empty[s], ((use / stages) & 1) ^ 1);
           uint8_t* a = shared + s * Policy::stage_bytes;
-          arch::mbarrier_arrive_expect_bytes(&full[s], Policy::stage_bytes);
+          // Pointer arrays: a box wholly past the product's rows (columns) faults through an address map, where a map of
+          // the product alone fills it with zeros (an H200, 2026-12-04), so those boxes of an MN-major operand are not
+          // loaded. The stage keeps older data there, which only reaches rows (columns) of C past the product's.
+          constexpr int chunks_a = Policy::block_m / mn_chunk, chunks_b = bn / mn_chunk;
+          [[maybe_unused]] const int boxes_a =
+              pointer_arrays && mn_major_a ? boxes_inside(m0, out.m, mn_chunk, chunks_a) : chunks_a;
+          [[maybe_unused]] const int boxes_b =
+              pointer_arrays && mn_major_b ? boxes_inside(n0, out.n, mn_chunk, chunks_b) : chunks_b;
+          if constexpr (pointer_arrays) {
+            const int missing = (mn_major_a ? chunks_a - boxes_a : 0) + (mn_major_b ? chunks_b - boxes_b : 0);
+            arch::mbarrier_arrive_expect_bytes(&full[s], Policy::stage_bytes - missing * chunk_bytes);
+          } else {
+            arch::mbarrier_arrive_expect_bytes(&full[s], Policy::stage_bytes);
+          }
           if constexpr (mn_major_a) {
 #pragma unroll
-            for (int c = 0; c < Policy::block_m / mn_chunk; ++c) {
+            for (int c = 0; c < chunks_a; ++c) {
+              if (pointer_arrays && c >= boxes_a) break;
               load_box<pointer_arrays>(a + c * chunk_bytes, item_map_a, m0 + mn_chunk * c, t * bk, pa, at_a, &full[s]);
             }
           } else {
@@ -633,7 +653,8 @@ __global__ void __launch_bounds__(Policy::threads, 1)
           }
           if constexpr (mn_major_b) {
 #pragma unroll
-            for (int c = 0; c < bn / mn_chunk; ++c) {
+            for (int c = 0; c < chunks_b; ++c) {
+              if (pointer_arrays && c >= boxes_b) break;
               load_box<pointer_arrays>(a + b_offset + c * chunk_bytes, item_map_b, n0 + mn_chunk * c, t * bk, pb, at_b,
                                        &full[s]);
             }
@@ -901,7 +922,10 @@ __global__ void __launch_bounds__(Policy::threads, 1)
               if constexpr (Grouped) {
                 arch::tma_store_2d(&item_group->map_c, store_tile, store_row, store_col);
               } else if constexpr (pointer_arrays) {
-                arch::tma_store_4d(&map_c, store_tile, store_row, store_col, arch::coordinates_of(c_out));
+                // Not a box wholly past C's rows or columns (see the producer's loads).
+                if (store_row < out.m && store_col < out.n) {
+                  arch::tma_store_4d(&map_c, store_tile, store_row, store_col, arch::coordinates_of(c_out));
+                }
               } else {
                 arch::tma_store_3d(&map_c, store_tile, store_row, store_col, product);
               }
