@@ -54,43 +54,46 @@ TEST_CASE("gemm_batched: a null C is skipped, the other products run", "[batched
 
 TEST_CASE("gemm_batched: 16-bit pointer arrays that fill the GPU run on the Hopper kernel", "[batched_pointers]") {
   // On an H200 running the sm_90a image, pointer arrays of one 16-bit type (no fused epilogue) that a strided batch of
-  // their shape would run on the Hopper kernel go there, every product read and written through one address map per
-  // operand at the coordinates of its pointers: every op pair on the 128 x 256 tile (34 products of 136 x 250: a tile
-  // row that is mostly empty), 72 products with a misaligned one (its direct loop) and a null C (its items skipped),
-  // beta != 0 in row-major fp16, leading dimensions padded by 8, alpha = 0 and k = 0; then the 64 x 128 tile (products
-  // of 128 x 128 and 512 x 64: twice as much of it inside C), every op pair, both orders, a misaligned product and a
-  // null C, beta != 0 (C read), a C of 130 rows (not a multiple of 16 bytes: no TMA stores). Leading dimensions padded by 3 (TMA cannot step
-  // them) and too few products stay on the mma.sync tiles.
+  // their shape would run on the Hopper kernel go there when TMA can step lda and ldb (multiples of 8 elements), every
+  // product read and written through one address map per operand at the coordinates of its pointers: every op pair on
+  // the 128 x 256 tile (34 products of 136 x 248: a tile row that is mostly empty), 72 products with a misaligned one
+  // (its direct loop) and a null C (its items skipped), beta != 0 in row-major fp16, leading dimensions padded by 8,
+  // alpha = 0 and k = 0; then the 64 x 128 tile (products of 128 x 128 and 512 x 64: twice as much of it inside C),
+  // every op pair, both orders, a misaligned product and a null C, beta != 0 (C read), a C of 130 rows (not a multiple
+  // of 16 bytes: no TMA stores). Leading dimensions padded by 3 or of 250 elements (TMA cannot step them) and too few
+  // products stay on the mma.sync tiles.
   tgemm::detail::record_plans plans;
   const op ops[] = {op::none, op::transpose};
   int64_t expected = 0;
   for (const op oa : ops) {
     for (const op ob : ops) {
-      run_batched<__nv_bfloat16, __nv_bfloat16>(layout::col_major, {oa, ob, 136, 250, 72, 1.0, 0.0, 0}, 34,
+      run_batched<__nv_bfloat16, __nv_bfloat16>(layout::col_major, {oa, ob, 136, 248, 72, 1.0, 0.0, 0}, 34,
                                                 tgemm::math_mode::strict);
       run_batched<__half, __half>(layout::row_major, {oa, ob, 128, 128, 72, 1.0, 0.0, 8}, 80, tgemm::math_mode::strict,
                                   3, 11);
       expected += 34 + 80;
     }
   }
-  run_batched<__nv_bfloat16, __nv_bfloat16>(layout::col_major, {op::none, op::transpose, 200, 250, 72, -1.5, 0.0, 8},
+  run_batched<__nv_bfloat16, __nv_bfloat16>(layout::col_major, {op::none, op::transpose, 200, 248, 72, -1.5, 0.0, 8},
                                             72, tgemm::math_mode::strict, 5, 7);
-  run_batched<__half, __half>(layout::row_major, {op::transpose, op::none, 250, 250, 100, 1.0, 0.5, 0}, 40,
+  run_batched<__half, __half>(layout::row_major, {op::transpose, op::none, 248, 248, 96, 1.0, 0.5, 0}, 40,
                               tgemm::math_mode::strict);
   run_batched<__nv_bfloat16, __nv_bfloat16>(layout::col_major, {op::none, op::none, 200, 250, 64, 0.0, 0.5, 0}, 40,
                                             tgemm::math_mode::strict);
-  run_batched<__nv_bfloat16, __nv_bfloat16>(layout::col_major, {op::transpose, op::none, 200, 250, 0, 1.0, -1.0, 0}, 40,
+  run_batched<__nv_bfloat16, __nv_bfloat16>(layout::col_major, {op::none, op::transpose, 200, 248, 0, 1.0, -1.0, 0}, 40,
                                             tgemm::math_mode::strict);
   run_batched<__nv_bfloat16, __nv_bfloat16>(layout::col_major, {op::transpose, op::transpose, 512, 64, 64, 0.5, 0.0, 0},
                                             96, tgemm::math_mode::strict, 17, 40);
   run_batched<__nv_bfloat16, __nv_bfloat16>(layout::col_major, {op::none, op::none, 136, 128, 64, 1.0, 0.75, 0}, 150,
                                             tgemm::math_mode::strict);
-  run_batched<__nv_bfloat16, __nv_bfloat16>(layout::col_major, {op::none, op::none, 130, 128, 64, 1.0, 0.0, 0}, 150,
+  run_batched<__nv_bfloat16, __nv_bfloat16>(layout::col_major, {op::transpose, op::none, 130, 128, 64, 1.0, 0.0, 0}, 150,
                                             tgemm::math_mode::strict);
   expected += 72 + 3 * 40 + 96 + 2 * 150;
   const int64_t before = plans.grouped_hopper_groups();
   run_batched<__half, __half>(layout::col_major, {op::none, op::none, 200, 250, 40, 1.0, 0.25, 3}, 40,
                               tgemm::math_mode::strict);  // lda and ldb not multiples of 16 bytes
+  run_batched<__nv_bfloat16, __nv_bfloat16>(layout::col_major, {op::none, op::transpose, 136, 250, 72, 1.0, 0.0, 0}, 34,
+                                            tgemm::math_mode::strict);  // ldb = 250
   run_batched<__nv_bfloat16, __nv_bfloat16>(layout::col_major, {op::none, op::none, 200, 250, 72, 1.0, 0.0, 0}, 20,
                                             tgemm::math_mode::strict);  // 40 tiles: under half of 132 multiprocessors
   CHECK(plans.grouped_hopper_groups() == before);
