@@ -253,7 +253,9 @@ bool encode_sw128_map(CUtensorMap& map, const Element* base, int64_t contiguous,
 /// as encode_sw128_map() has them: one map for every such matrix in memory, each reached through the coordinates of
 /// its address (address_coordinates; the matrix 16-byte aligned), read with tma_load_4d() and written with
 /// tma_store_4d(). The driver takes it at address 0, and copies through it clip at each matrix's extents as a map of
-/// that matrix alone does (test/gpu/indirect_test.cu's pointer arrays on the Hopper kernel check both on an H200).
+/// that matrix alone does, but for one thing: a box that starts past the matrix's extent (wholly outside it) faults,
+/// where a matrix's own map fills it with zeros, so callers must not issue those (an H200:
+/// bench/results/h200-pointer-arrays-address-maps.txt; test/gpu/indirect_test.cu runs pointer arrays through them).
 template <class Element>
 bool encode_sw128_address_map(CUtensorMap& map, int64_t contiguous, int64_t lines, int64_t ld, int box_lines) {
   return encode_sw128_map(map, static_cast<const Element*>(nullptr), contiguous, lines, ld, box_lines,
