@@ -404,11 +404,12 @@ struct wgmma_kernels {
   /// product i reading products.a[i] and products.b[i] and writing products.c[i], walked by at most `blocks`
   /// persistent blocks as a strided batch's products are. One address map per operand (arch::encode_sw128_address_map)
   /// reaches every product, so nothing is prepared per product: before, a preparing kernel made each product's maps
-  /// on the GPU first (3.6-4.0 us in ncu for 16 to 256 products on an H200, bench/results/h200-pointer-arrays-
-  /// hopper.txt, and a launch more). lda and ldb must be
-  /// multiples of 16 bytes (TMA's line stride); a product whose A or B is not 16-byte aligned runs the kernel's direct
-  /// loop, one with a null pointer it would use is skipped. C leaves through TMA stores where beta = 0 and ldc and m
-  /// are multiples of 16 bytes, for each product whose C is 16-byte aligned. alpha = 0 reads neither A nor B.
+  /// on the GPU first (3.6-4.0 us in ncu for 16 to 256 products on an H200, and a launch more:
+  /// bench/results/h200-pointer-arrays-hopper.txt). lda and ldb must be multiples of 16 bytes (TMA's line stride); a
+  /// product whose A or B is not 16-byte aligned runs the kernel's direct loop, one with a null pointer it would use
+  /// is skipped. C leaves through TMA stores where beta = 0 and ldc and m are multiples of 16 bytes, for each product
+  /// whose C is 16-byte aligned. alpha = 0 reads neither A nor B. A box wholly past a product's rows or columns is
+  /// never copied through these maps (the kernel skips it: kernel/gemm_tma_wgmma.cuh).
   template <class Products>
   static status launch_pointer_arrays(op op_a, op op_b, const Products& products, float alpha, float beta, int64_t m,
                                       int64_t n, int64_t k, int count, int64_t blocks, int group_m,
