@@ -630,7 +630,8 @@ __global__ void __launch_bounds__(Policy::threads, 1)
           uint8_t* a = shared + s * Policy::stage_bytes;
           // Pointer arrays: a box wholly past the product's rows (columns) faults through an address map, where a map of
           // the product alone fills it with zeros (an H200: bench/results/h200-pointer-arrays-address-maps.txt), so
-          // those boxes of an MN-major operand are not loaded. The stage keeps older data there, which only reaches rows (columns) of C past the product's.
+          // those boxes of an MN-major operand are not loaded. The stage keeps older data there, which reaches only
+          // rows (columns) of C past the product's, never stored.
           constexpr int chunks_a = Policy::block_m / mn_chunk, chunks_b = bn / mn_chunk;
           [[maybe_unused]] const int boxes_a =
               pointer_arrays && mn_major_a ? boxes_inside(m0, out.m, mn_chunk, chunks_a) : chunks_a;
