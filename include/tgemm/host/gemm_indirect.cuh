@@ -234,16 +234,15 @@ TGEMM_BEGIN_DISPATCH_NAMESPACE
 /// aligned for the chosen tile's vector loads (16 bytes for the tensor-core tiles) run a direct loop, several times
 /// slower; two products writing the same C race, as in cuBLAS. Products run together, one launch per 65,535, on the
 /// table's medium or small tile (TGEMM_PRINT_PLAN=1 says which), with no workspace. Except for A, B and C of one
-/// 16-bit type without a fused epilogue on an sm_90 GPU running the sm_90a image, when the products' 128 x 256 tiles
-/// fill the GPU as a strided batch's must to run on the Hopper kernel: there a first launch makes each product's
-/// tensor maps on the GPU, into batch_count x 512 + 128 bytes taken from tgemm's pool, and the Hopper kernel's
-/// persistent blocks walk every product's tiles (host/indirect_dispatcher.cuh); a product TMA cannot read (not
-/// 16-byte aligned) runs a direct loop there.
+/// 16-bit type without a fused epilogue on an sm_90 GPU running the sm_90a image, with lda and ldb multiples of 8
+/// elements, where a strided batch of the same products would run on the Hopper kernel: there one launch of it walks
+/// every product's tiles, each product read and written through one tensor map per operand at the coordinates of its
+/// pointer (host/indirect_dispatcher.cuh), still with no workspace; a product TMA cannot read (not 16-byte aligned)
+/// runs a direct loop there.
 ///
 /// \return status::success once every launch is enqueued; as tgemm::gemm() for the sizes, leading dimensions,
 /// layout, ops and options; batch_count < 0 is invalid_dimension; a null array that the call reads is null_pointer;
-/// out_of_memory when the pool cannot give the Hopper path its bytes (nothing enqueued); batch_count == 0, m == 0 or
-/// n == 0 succeed touching nothing.
+/// batch_count == 0, m == 0 or n == 0 succeed touching nothing.
 template <class TA, class TB, class TC>
 status gemm_batched(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k,
                     ::tgemm::detail::scalar_for<TA, TC> alpha, const TA* const* A, int64_t lda, const TB* const* B,
