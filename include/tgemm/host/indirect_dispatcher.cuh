@@ -150,11 +150,10 @@ struct indirect_kernels {
     double best = 0;
     for (int choice = 0; choice < scored_slots; ++choice) {
       const tuning::policy_numbers& p = f.values[slots[choice]];
-      const double tiles = double(kernel::tiles_for(m, p.block_m) * kernel::tiles_for(n, p.block_n)) * double(count);
-      const double resident = double(f.multiprocessors > 0 ? f.multiprocessors : 1) * double(f.resident[choice]);
-      const double waves = double(int64_t((tiles + resident - 1) / resident));
+      const int64_t tiles = kernel::tiles_for(m, p.block_m) * kernel::tiles_for(n, p.block_n) * count;
+      const int64_t resident = int64_t(f.multiprocessors > 0 ? f.multiprocessors : 1) * f.resident[choice];
       const double speed = slots[choice] == tuning::slot::small ? f.values.small_speed / f.values.medium_speed : 1.0;
-      const double score = tile_use(p, m, n) * tiles / (waves * resident) * speed;
+      const double score = tile_score_of(p, m, n, tiles, resident, speed);
       if (score > best) chosen = choice, best = score;
     }
     return chosen;

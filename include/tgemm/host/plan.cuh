@@ -203,6 +203,15 @@ inline double tile_use(const tuning::policy_numbers& p, int64_t m, int64_t n) {
   return double(m) * double(n) / (double(tiles_m * p.block_m) * double(tiles_n * p.block_n));
 }
 
+/// How well `tiles` tiles of policy `p` over an m x n C run on `slots` resident-block slots (multiprocessors x blocks
+/// each): the share of the tiles inside C (tile_use) x the share of the last wave's slots they fill x the policy's
+/// measured `speed`. The planner's score of a slot, and the indirect calls' choice of tile.
+inline double tile_score_of(const tuning::policy_numbers& p, int64_t m, int64_t n, int64_t tiles, int64_t slots,
+                            double speed) {
+  const int64_t waves = (tiles + slots - 1) / slots;
+  return tile_use(p, m, n) * double(tiles) / double(waves * slots) * speed;
+}
+
 /// Whether `products` products of m x n (column-major form) run together on the entry's sm_90a kernel with tile
 /// `p` (its large or its smaller one), one grid of (product, tile) work items: each tile at least
 /// wgmma_batch_min_use inside C, and the work items filling at least wgmma_min_wave of the multiprocessors.
@@ -226,18 +235,27 @@ inline bool wgmma_batch_takes_small(const tuning::tuning_values& t, int64_t m, i
          tile_use(q, m, n) >= 2.0 * tile_use(p, m, n);
 }
 
-/// Whether device arrays of pointers to `products` m x n products (tgemm::gemm_batched(), host/indirect_dispatcher.cuh)
-/// run on the entry's sm_90a kernel, and on which tile (`small`): where a strided batch of that shape would (the
-/// smaller tile where wgmma_batch_takes_small() says so, its work items filling the GPU: wgmma_tiles_fill()), when
-/// TMA can step their leading dimensions (`lines`: lda and ldb multiples of 16 bytes) and a 32-bit index counts the
-/// work items.
-inline bool wgmma_pointer_arrays_fit(const tuning::tuning_values& t, int64_t m, int64_t n, int64_t products,
-                                     int64_t multiprocessors, bool lines, bool& small) {
+/// Whether `products` products of m x n (column-major form) run in one grid of the entry's sm_90a kernel, and on
+/// which tile (`small`): the smaller one where wgmma_batch_takes_small() says so, else the large one, its work items
+/// filling the GPU (wgmma_tiles_fill()) and counted by a 32-bit index. The rule of a strided batch (the planner's
+/// suits_wgmma, which also asks that the products lie apart) and of device arrays of pointers
+/// (wgmma_pointer_arrays_fit).
+inline bool wgmma_batch_runs(const tuning::tuning_values& t, int64_t m, int64_t n, int64_t products,
+                             int64_t multiprocessors, bool& small) {
   small = wgmma_batch_takes_small(t, m, n);
   const tuning::policy_numbers& p = small ? t.wgmma_small : t.wgmma;
-  if (!lines || p.block_m == 0 || m <= 0 || n <= 0) return false;
+  if (p.block_m == 0 || m <= 0 || n <= 0) return false;
   const int64_t tiles = kernel::tiles_for(m, p.block_m) * kernel::tiles_for(n, p.block_n);
   return products <= int64_t(INT32_MAX) / tiles && wgmma_tiles_fill(t, p, m, n, products, multiprocessors);
+}
+
+/// Whether device arrays of pointers to `products` m x n products (tgemm::gemm_batched(), host/indirect_dispatcher.cuh)
+/// run on the entry's sm_90a kernel, and on which tile (`small`): where a strided batch of that shape would
+/// (wgmma_batch_runs()), when TMA can step their leading dimensions (`lines`: lda and ldb multiples of 16 bytes).
+inline bool wgmma_pointer_arrays_fit(const tuning::tuning_values& t, int64_t m, int64_t n, int64_t products,
+                                     int64_t multiprocessors, bool lines, bool& small) {
+  small = false;
+  return lines && wgmma_batch_runs(t, m, n, products, multiprocessors, small);
 }
 
 /// Whether a batch of m x n products runs on the entry's products tile: the entry names one smaller than its small
@@ -365,10 +383,7 @@ class planner {
     tile_score plan;
     plan.tiles = tiles_m * tiles_n * (in_grid_ ? call_.batch.count : 1);
     plan.slots = int64_t(facts_.multiprocessors > 0 ? facts_.multiprocessors : 1) * facts_.resident(op_a, op_b, s);
-    const int64_t waves = (plan.tiles + plan.slots - 1) / plan.slots;
-    const double used =
-        double(r.rows) * double(r.cols) / (double(tiles_m * p.block_m) * double(tiles_n * p.block_n));
-    plan.score = used * double(plan.tiles) / double(waves * plan.slots) * speed;
+    plan.score = tile_score_of(p, r.rows, r.cols, plan.tiles, plan.slots, speed);
     return plan;
   }
 
@@ -668,10 +683,7 @@ class planner {
       const int64_t lines_a = call_.op_a == op::transpose ? m : k, lines_b = call_.op_b == op::none ? n : k;
       const bool apart = (call_.batch.stride_a == 0 || call_.batch.stride_a >= call_.problem.lda * lines_a) &&
                          (call_.batch.stride_b == 0 || call_.batch.stride_b >= call_.problem.ldb * lines_b);
-      small = wgmma_batch_takes_small(t_, m, n);
-      const tuning::policy_numbers& b = small ? t_.wgmma_small : p;
-      const int64_t batch_tiles = kernel::tiles_for(m, b.block_m) * kernel::tiles_for(n, b.block_n);
-      return apart && products <= int64_t(INT32_MAX) / batch_tiles && wgmma_tiles_fill(t_, b, m, n, products, sms);
+      return apart && wgmma_batch_runs(t_, m, n, products, sms, small);
     }
     const tuning::policy_numbers& q = t_.wgmma_small;
     const int64_t small_tiles = q.block_m != 0 ? kernel::tiles_for(m, q.block_m) * kernel::tiles_for(n, q.block_n) : 0;
