@@ -10,8 +10,8 @@
 #   - the tensor-core kernels ([sanitize] of tgemm_gpu_tensorop_tests, every tool): bf16, fp16, TF32 and 3xTF32
 #     through tgemm::gemm(), ragged tiles, every op pair, beta = 0 on a NaN C, misaligned operands (repacked);
 #   - the Hopper kernels ([sanitize] of tgemm_gpu_wgmma_tests, every tool, on an sm_90 GPU with an sm_90a build):
-#     every policy, every op pair, three persistent blocks walking several tiles each, ragged edges, beta = 0 on a
-#     NaN C and beta != 0;
+#     every policy (the ping-pong tile's two consumers taking turns included), every op pair, three persistent
+#     blocks walking several tiles each, ragged edges, beta = 0 on a NaN C and beta != 0;
 #   - strided batches ([sanitize] of tgemm_gpu_batched_tests, every tool): products together in one grid (vector and
 #     scalar loads; the products tile for products of at most 32 x 32, a fused epilogue too; the Hopper kernel's large
 #     and smaller tiles, C through TMA stores, plain and fused), product by product (split k, realigned copies), float
@@ -19,7 +19,8 @@
 #   - the GEMV kernels ([sanitize] of tgemm_gpu_gemv_tests, every tool): along k and along n, one vector and several,
 #     a partial last vector of k, split k with its reduction, a batch in one grid;
 #   - the fused epilogues ([sanitize] of tgemm_gpu_epilogue_tests, every tool): tiles with a separate D, split k with
-#     the reduction applying the epilogue, GEMV, a batch in one grid, the Hopper kernel; float and bfloat16;
+#     the reduction applying the epilogue, GEMV, a batch in one grid, the Hopper kernel (its small tile, and the
+#     ping-pong tile that runs the large tile's fused calls, several tiles per consumer); float and bfloat16;
 #   - pointer arrays and device-side group sizes ([sanitize] of tgemm_gpu_indirect_tests, every tool): ragged tiles,
 #     the products tile, a misaligned product (the direct loop), a null C skipped, experts with an empty group and
 #     k = 0;

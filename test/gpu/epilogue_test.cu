@@ -31,8 +31,13 @@ using namespace tgemm::test;
 /// The paths the fused calls of one type took, so the suite can require that each was covered.
 struct paths_seen {
   bool wgmma = false, split = false, gemv = false, tiles = false, staged = false, batch_in_grid = false;
+  bool wgmma_large = false;  // the sm_90a kernel's large tile, unsplit (16-bit: the ping-pong kernel when fused)
   void add(const tgemm::detail::plan& p) {
     wgmma = wgmma || p.wgmma;
+    for (int i = 0; i < p.step_count; ++i) {
+      const tgemm::detail::plan_step& s = p.steps[i];
+      wgmma_large = wgmma_large || (s.wgmma && !s.wgmma_small && s.slices == 1 && !s.gemv);
+    }
     split = split || p.split_k;
     gemv = gemv || p.gemv;
     tiles = tiles || (!p.wgmma && !p.gemv && p.step_count > 0);
@@ -87,6 +92,23 @@ void run_type_suite(tgemm::math_mode math) {
     big.order = layout::row_major, big.m = 640, big.n = 1000, big.ep.act = activation::silu, big.ep.row_bias = true;
     big.ep.separate_d = beta != 0;
     run(big);
+  }
+  // The large tile with its tiles filling an H200 (2104 x 2000: 17 x 8 tiles of 128 x 256), ragged on both sides,
+  // every op pair, both orders: for 16-bit types on an H200 the ping-pong kernel (64 x 256 tiles, two consumers
+  // taking turns), with TMA stores (beta = 0, 16-bit C) and with C read (beta != 0, or a float C written directly).
+  if constexpr (sizeof(AB) == 2) {
+    int pair = 0;
+    for (const auto& ops : {std::pair<op, op>{op::none, op::none}, {op::none, op::transpose},
+                            {op::transpose, op::none}, {op::transpose, op::transpose}}) {
+      batch_case wide;
+      wide.op_a = ops.first, wide.op_b = ops.second, wide.order = pair == 3 ? layout::row_major : layout::col_major;
+      // m = 2104 keeps a 16-bit C's columns on 16 bytes (TMA stores, staged reads of C); 2100 does not.
+      wide.m = pair == 3 ? 2000 : pair == 2 ? 2100 : 2104, wide.n = pair == 3 ? 2104 : 2000, wide.k = 40;
+      wide.beta = pair % 2 ? 0.5f : 0.0f;
+      wide.ep.act = acts[(pair + 2) % 5], wide.ep.row_bias = true, wide.ep.column_scale = pair == 2;
+      run(wide);
+      ++pair;
+    }
   }
   // Ragged edges (odd m and n: the Hopper kernel writes its edge tiles element by element).
   batch_case ragged;
@@ -146,6 +168,7 @@ void run_type_suite(tgemm::math_mode math) {
   CHECK(seen.batch_in_grid);
   if (runs_sm90a_kernels() && !std::is_same<AB, double>::value && math != tgemm::math_mode::strict) CHECK(seen.wgmma);
   if (runs_sm90a_kernels() && sizeof(AB) == 2) CHECK(seen.wgmma);
+  if (runs_sm90a_kernels() && sizeof(AB) == 2) CHECK(seen.wgmma_large);
 }
 
 }  // namespace
@@ -273,7 +296,8 @@ TEST_CASE("fused epilogue: bad arguments return their status, naming the member,
   CHECK(dd.download() == std::vector<float>(size_t(m * n), float(k)));
 }
 
-TEST_CASE("fused epilogue under compute-sanitizer: tiles, split k, GEMV, a separate D, a batch", "[sanitize]") {
+TEST_CASE("fused epilogue under compute-sanitizer: tiles, split k, GEMV, a separate D, a batch, the large tile",
+          "[sanitize]") {
   const auto run = [](batch_case c) {
     c.ep.on = true;
     run_batch<float, float>(c);
@@ -297,4 +321,7 @@ TEST_CASE("fused epilogue under compute-sanitizer: tiles, split k, GEMV, a separ
   batch_case big;  // the sm_90a kernel on an H200
   big.m = 512, big.n = 512, big.k = 64, big.ep.act = activation::gelu_tanh, big.ep.column_bias = true;
   run(big);
+  batch_case wide;  // the large tile on an H200: bf16's ping-pong kernel, several tiles per consumer, ragged
+  wide.m = 4104, wide.n = 2000, wide.k = 64, wide.ep.act = activation::gelu_tanh, wide.ep.row_bias = true;
+  run(wide);
 }

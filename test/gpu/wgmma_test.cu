@@ -39,15 +39,21 @@ using wide_tile_float_c = tgemm::wgmma_policy<tgemm::block_shape<128, 256, 64>, 
 template <class T>
 using narrow_tile = typename tgemm::tuning::tensorop_f16_sm90<T, T>::wgmma_small;
 
+/// The tables' ping-pong tile (64 x 256, two consumer warpgroups on different tiles, taking turns), which plans use
+/// for the large tile's problems with a fused epilogue; here with plain stores.
+template <class T, class TC = T>
+using pingpong_tile = typename tgemm::tuning::tensorop_f16_sm90<T, TC>::wgmma_fused;
+
 using policies = std::tuple<wide_tile<__nv_bfloat16>, wide_tile_float_c<__nv_bfloat16>, narrow_tile<__nv_bfloat16>,
-                            wide_tile<__half>, wide_tile_float_c<__half>, narrow_tile<__half>>;
+                            wide_tile<__half>, wide_tile_float_c<__half>, narrow_tile<__half>,
+                            pingpong_tile<__nv_bfloat16>, pingpong_tile<__half, float>>;
 
 /// 16-bit C policies whose epilogue stores through TMA: the tables' (two passes of 128 columns per tile, four
-/// stages), one pass of 256 columns (three stages), and the 64-row tile (one consumer warpgroup).
+/// stages), one pass of 256 columns (three stages), the 64-row tile (one consumer warpgroup) and the ping-pong tile.
 using store_policies =
     std::tuple<wide_tile<__nv_bfloat16>, wide_tile<__half>,
                tgemm::wgmma_policy<tgemm::block_shape<128, 256, 64>, 3, __nv_bfloat16, __nv_bfloat16>,
-               narrow_tile<__half>>;
+               narrow_tile<__half>, pingpong_tile<__half>>;
 
 /// The TF32 Hopper kernel's policy (the tuning table's).
 using tf32_tile = tgemm::tuning::tensorop_tf32_sm90<tgemm::math_mode::tf32>::wgmma;

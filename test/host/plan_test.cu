@@ -687,6 +687,15 @@ TEST_CASE("16-bit plans on an H200 running the sm_90a image: the Hopper kernel w
   const std::string text = tgemm::detail::describe(p, &values, "bf16", 4096, 4096, 4096);
   CHECK(text.find("sm_90a kernel") != std::string::npos);
   CHECK(text.find("gemm wgmma wgmma_bf16_b128x256x64_s4_c_bf16") != std::string::npos);
+  // With a fused epilogue the large tile's step runs the entry's ping-pong policy (64 x 256 tiles, the consumers
+  // taking turns); the plan's tiles and grid stay the large tile's, and the print names what runs.
+  p.fused = true;
+  const std::string fused_text = tgemm::detail::describe(p, &values, "bf16", 4096, 4096, 4096);
+  CHECK(fused_text.find("gemm wgmma wgmma_bf16_b64x256x64_s4_pingpong_c_bf16") != std::string::npos);
+  CHECK(values.wgmma_fused.block_m == 64);
+  CHECK(values.wgmma_fused.block_n == 256);
+  CHECK(tgemm::tuning::values_for<tgemm::tuning::tensorop_tf32<tgemm::math_mode::tf32>>(f.arch).wgmma_fused.block_m ==
+        0);  // TF32 keeps its cooperative tile
 }
 
 /// The plan tgemm::gemm() makes for a float call with a tensor-core math mode (tf32 or tf32x3).

@@ -144,6 +144,18 @@ struct tuned_kernels {
   using wgmma_policy = typename Table::wgmma;
   /// The table's smaller sm_90a tile (void: none), for problems its large tiles would not fill.
   using wgmma_small_policy = typename Table::wgmma_small;
+  /// The policy that runs the large tile's steps: the table's wgmma_fused for a fused epilogue where it names one
+  /// (ping-pong consumers), else wgmma. The plan's tiles and grid are wgmma's; the tile order keeps its rows per group.
+  using wgmma_large_policy = std::conditional_t<Fused && !std::is_void<typename Table::wgmma_fused>::value,
+                                                typename Table::wgmma_fused, wgmma_policy>;
+  /// The large tile's tile-order group (kernel::wgmma_tile) for a plan's group of wgmma tile rows.
+  static int large_tile_group(int plan_group) {
+    if constexpr (std::is_void<wgmma_policy>::value) {
+      return plan_group;
+    } else {
+      return plan_group * (wgmma_policy::block_m / wgmma_large_policy::block_m);
+    }
+  }
   /// Whether that policy is 3xTF32's, whose plans split the operands first.
   static constexpr bool splits_tf32 = [] {
     if constexpr (std::is_void<wgmma_policy>::value) {
@@ -183,7 +195,7 @@ struct tuned_kernels {
     }
     if constexpr (!std::is_void<wgmma_policy>::value) {
       if (s.wgmma && s.slices == 1 && !s.wgmma_small) {
-        return wgmma_kernels<wgmma_policy>::template prepare<Fused>(op_a, op_b, device);
+        return wgmma_kernels<wgmma_large_policy>::template prepare<Fused>(op_a, op_b, device);
       }
     }
     if (s.wgmma) return no_wgmma_kernel(device);
@@ -220,10 +232,10 @@ struct tuned_kernels {
       if (s.wgmma && s.slices == 1 && !s.wgmma_small) {
         // A strided batch run in one grid: its products are gridDim.z of the other kernels, walked by these.
         const batch_shape batch{int64_t(g.grid.z), g.tiles.stride_a, g.tiles.stride_b, g.tiles.stride_c};
-        return wgmma_kernels<wgmma_policy>::template launch<Fused>(
+        return wgmma_kernels<wgmma_large_policy>::template launch<Fused>(
             op_a, op_b, g.problem.m, g.problem.n, g.problem.k, g.output.alpha, g.problem.a, g.problem.lda,
-            g.problem.b, g.problem.ldb, g.output.beta, g.output.c, g.output.ldc, s.grid_x, s.tile_group, stream,
-            device, batch, g.terms);
+            g.problem.b, g.problem.ldb, g.output.beta, g.output.c, g.output.ldc, s.grid_x,
+            large_tile_group(s.tile_group), stream, device, batch, g.terms);
       }
     }
     if (s.wgmma) return no_wgmma_kernel(device);

@@ -219,8 +219,10 @@ struct wgmma_kernels {
                                           products > 1 ? batch.stride_c : 0,
                                           {}};
     if constexpr (Fused) out.terms = terms;
+    // Ping-pong blocks compute two work items at a time, one per consumer.
     const int64_t items = tiles_m(m) * tiles_n(n) * slices * products;
-    const dim3 grid(unsigned(blocks > 0 && blocks < items ? blocks : items));
+    const int64_t block_items = Policy::pingpong ? (items + 1) / 2 : items;
+    const dim3 grid(unsigned(blocks > 0 && blocks < block_items ? blocks : block_items));
     return with_ops(op_a, op_b, [&](auto oa, auto ob) {
       // Made ready here too, on the very kernel launched: a translation unit that instantiates these kernels (a
       // compiled-mode caller of the experimental entry, say) registers its own copy of them with the runtime, and

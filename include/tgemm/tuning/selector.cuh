@@ -266,6 +266,7 @@ struct tuning_values {
   bool wgmma_split_tf32 = false;             ///< The sm_90a kernel reads operands split into TF32 parts (3xTF32).
   policy_numbers wgmma_partials;             ///< Its split-K kernel's policy (block_m == 0: none).
   policy_numbers wgmma_small;                ///< Its smaller tile's policy (block_m == 0: none).
+  policy_numbers wgmma_fused;                ///< Its large tile's policy with a fused epilogue (block_m == 0: wgmma).
   double wgmma_small_below_wave = 0;         ///< See simt_f32_thresholds::wgmma_small.
   double wgmma_small_min_wave = 0;           ///< See simt_f32_thresholds::wgmma_small_min_wave.
   int64_t wgmma_small_max_k = 0;             ///< See simt_f32_thresholds::wgmma_small_max_k.
@@ -319,6 +320,7 @@ tuning_values values_of() {
     v.wgmma_split_tf32 = Entry::wgmma::split;
     using partials = wgmma_partials_t<typename Entry::wgmma>;
     if constexpr (!std::is_void<partials>::value) v.wgmma_partials = numbers_of<partials>();
+    if constexpr (!std::is_void<typename Entry::wgmma_fused>::value) v.wgmma_fused = numbers_of<typename Entry::wgmma_fused>();
     if constexpr (!std::is_void<typename Entry::wgmma_small>::value) {
       v.wgmma_small = numbers_of<typename Entry::wgmma_small>();
       using small_partials = wgmma_partials_t<typename Entry::wgmma_small>;

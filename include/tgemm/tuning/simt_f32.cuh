@@ -134,6 +134,9 @@ struct simt_f32_thresholds {
   /// it when its tiles fill at least wgmma_small_min_wave of them and at most wgmma_small_max_waves waves (before any
   /// split of k is considered).
   using wgmma_small = void;
+  /// The policy that runs the large tile's problems when the call has a fused epilogue (tgemm::epilogue), or void:
+  /// wgmma itself. Its tile order groups as many rows of C as wgmma's (wgmma_group_m of wgmma's tile rows).
+  using wgmma_fused = void;
   /// See wgmma_small. Measured on an H200 (scratch probe, bf16 NN, against the 128 x 256 tile split as the plans split
   /// it; bench/results/h200-hopper-few-tiles.txt): 64 x 128 tiles unsplit ran 128 x 4096 x 4096 in 0.0264 ms against
   /// 0.0312, 256 x 4096 x 2048 0.0173 against 0.0277, 512 x 4096 x 2048 0.0260 against 0.0363 (64 tiles of the large

@@ -145,6 +145,15 @@ struct tensorop_f16_sm90 : tensorop_f16_sm80<Element, ElementC> {
   /// Problems too small to fill the GPU with those tiles: 64 x 128 x 64 tiles (one consumer warpgroup) in eight
   /// stages, unsplit (see simt_f32_thresholds::wgmma_small).
   using wgmma_small = wgmma_policy<block_shape<64, 128, 64>, 8, Element, ElementC>;
+  /// With a fused epilogue: ping-pong consumers on 64 x 256 tiles (one's epilogue runs while the other's wgmmas do),
+  /// where the cooperative 128 x 256 tile leaves the tensor cores idle through its epilogue. On an H200 (scratch
+  /// probe launching both kernels, bf16 NN, bias + GELU, two runs, bit-identical results; see docs/performance.md
+  /// #perf_fused), ms cooperative -> ping-pong: 2048^3 0.0388 -> 0.0344, 0.0390 -> 0.0349; 8192^3 1.7556 -> 1.7308,
+  /// 1.7597 -> 1.7412; 16384 x 4096 x 1024 0.2814 -> 0.2282, 0.2860 -> 0.2454; 4096^3 level (0.1945 -> 0.1949,
+  /// 0.2017 -> 0.2013). Without an epilogue to hide, the cooperative tile stays ahead (4096^3 plain 0.94-0.95x:
+  /// 64-row tiles copy 1.67 times the bytes per product), so plain calls keep wgmma. 128 x 128 ping-pong tiles (two
+  /// m64n128 per k step) were slower than both (4096^3 fused 0.93-0.96x of the cooperative).
+  using wgmma_fused = wgmma_policy<block_shape<64, 256, 64>, 4, Element, ElementC, math_mode::strict, true>;
   /// A float C is written four bytes an element, without TMA stores, at the end of each small tile: with k = 4096
   /// the split large tile stayed ahead (H200, bf16 -> float: 256 x 2048 x 4096 0.0233 ms against 0.0256 unsplit, 64
   /// x 4096 x 4096 0.0255 against 0.0259; bench/results/h200-hopper-few-tiles.txt), so float C stops at 2048.
