@@ -320,7 +320,9 @@ tuning_values values_of() {
     v.wgmma_split_tf32 = Entry::wgmma::split;
     using partials = wgmma_partials_t<typename Entry::wgmma>;
     if constexpr (!std::is_void<partials>::value) v.wgmma_partials = numbers_of<partials>();
-    if constexpr (!std::is_void<typename Entry::wgmma_fused>::value) v.wgmma_fused = numbers_of<typename Entry::wgmma_fused>();
+    if constexpr (!std::is_void<typename Entry::wgmma_fused>::value) {
+      v.wgmma_fused = numbers_of<typename Entry::wgmma_fused>();
+    }
     if constexpr (!std::is_void<typename Entry::wgmma_small>::value) {
       v.wgmma_small = numbers_of<typename Entry::wgmma_small>();
       using small_partials = wgmma_partials_t<typename Entry::wgmma_small>;

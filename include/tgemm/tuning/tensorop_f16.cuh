@@ -146,11 +146,11 @@ struct tensorop_f16_sm90 : tensorop_f16_sm80<Element, ElementC> {
   /// stages, unsplit (see simt_f32_thresholds::wgmma_small).
   using wgmma_small = wgmma_policy<block_shape<64, 128, 64>, 8, Element, ElementC>;
   /// With a fused epilogue: ping-pong consumers on 64 x 256 tiles (one's epilogue runs while the other's wgmmas do),
-  /// where the cooperative 128 x 256 tile leaves the tensor cores idle through its epilogue. On an H200 (scratch
-  /// probe launching both kernels, bf16 NN, bias + GELU, two runs, bit-identical results; docs/performance.md, fused
-  /// epilogues), ms cooperative -> ping-pong: 2048^3 0.0388 -> 0.0344, 0.0390 -> 0.0349; 8192^3 1.7556 -> 1.7308,
-  /// 1.7597 -> 1.7412; 16384 x 4096 x 1024 0.2814 -> 0.2282, 0.2860 -> 0.2454; 4096^3 level (0.1945 -> 0.1949,
-  /// 0.2017 -> 0.2013). Without an epilogue to hide, the cooperative tile stays ahead (4096^3 plain 0.94-0.95x:
+  /// where the cooperative 128 x 256 tile leaves the tensor cores idle through its epilogue. On an H200
+  /// (bench/pingpong_probe.cu launching both kernels, bf16 NN, bias + GELU, two runs, bit-identical results;
+  /// docs/performance.md, fused epilogues), ms cooperative -> ping-pong: 2048^3 0.0388 -> 0.0344, 0.0390 -> 0.0349;
+  /// 8192^3 1.7556 -> 1.7308, 1.7597 -> 1.7412; 16384 x 4096 x 1024 0.2814 -> 0.2282, 0.2860 -> 0.2454; 4096^3 level
+  /// (0.1945 -> 0.1949, 0.2017 -> 0.2013). Without an epilogue to hide, the cooperative tile stays ahead (4096^3 plain 0.94-0.95x:
   /// 64-row tiles copy 1.67 times the bytes per product), so plain calls keep wgmma. 128 x 128 ping-pong tiles (two
   /// m64n128 per k step) were slower than both (4096^3 fused 0.93-0.96x of the cooperative).
   using wgmma_fused = wgmma_policy<block_shape<64, 256, 64>, 4, Element, ElementC, math_mode::strict, true>;
