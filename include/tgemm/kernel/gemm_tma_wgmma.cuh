@@ -331,9 +331,8 @@ __device__ __forceinline__ void store_fused_tile(const tma_wgmma_output<typename
                                                  float (&acc)[Policy::block_n / 2],
                                                  const float (&acc_small)[SplitCount],
                                                  typename Policy::element_c* c_out, int64_t row0, int64_t col0,
-                                                 int tile_m, int product, int consumer, int strip_pass, int warp,
-                                                 int lane, bool read_c, uint8_t* store_tile, bool store_issuer,
-                                                 const CUtensorMap& map_c) {
+                                                 int tile_m, int product, int consumer, int warp, int lane, bool read_c,
+                                                 uint8_t* store_tile, bool store_issuer, const CUtensorMap& map_c) {
 #if TGEMM_HAS_WGMMA
   using element_c = typename Policy::element_c;
   constexpr int bn = Policy::block_n;
@@ -414,7 +413,7 @@ __device__ __forceinline__ void store_fused_tile(const tma_wgmma_output<typename
         arch::fence_proxy_async_shared();
         arch::named_barrier_sync(1 + consumer, 128);  // the whole staging tile is written
         if (store_issuer) {
-          const int strip = (Policy::pingpong ? 0 : consumer) + strip_pass;  // the tile's 64 rows being stored
+          const int strip = Policy::pingpong ? 0 : consumer;  // the consumer's 64 rows of the tile
           arch::tma_store_3d(&map_c, store_tile, tile_m * Policy::block_m + strip * 64,
                              int(col0) + pass * store_columns, product);
           arch::tma_store_commit();
@@ -443,8 +442,7 @@ __device__ __forceinline__ void store_fused_tile(const tma_wgmma_output<typename
 #else
   (void)out, (void)terms, (void)rows, (void)acc, (void)acc_small, (void)c_out, (void)row0, (void)col0, (void)tile_m;
   (void)product;
-  (void)consumer, (void)strip_pass, (void)warp, (void)lane, (void)read_c, (void)store_tile, (void)store_issuer;
-  (void)map_c;
+  (void)consumer, (void)warp, (void)lane, (void)read_c, (void)store_tile, (void)store_issuer, (void)map_c;
 #endif
 }
 
@@ -549,7 +547,6 @@ __global__ void __launch_bounds__(Policy::threads, 1)
   // Ping-pong: consumer c computes the block's items c, c + 2, ...: the pipeline's stages, filled item after item,
   // hand the tensor cores to the consumers in turn. Each stage is read by one consumer.
   constexpr bool pingpong = Policy::pingpong;
-  constexpr int strips = Policy::strips;  // 64-row strips of a tile per consumer
   static_assert(!pingpong || (!SlicedK && !Grouped && !pointer_arrays),
                 "ping-pong consumers take whole tiles of one depth: no split k, groups or pointer arrays");
   static_assert(bk * element_bytes<element> == 128, "a stage slice spans one 128-byte swizzle row along k");
@@ -789,7 +786,7 @@ __global__ void __launch_bounds__(Policy::threads, 1)
       // products apart). There each stage's big products start afresh in `part` and are added to acc in FP32, and
       // the cross products (2^-11 of them) sum in acc_small; the sums meet in the epilogue.
       // The warp's first row and the tile's first column.
-      const int64_t strip_row0 = int64_t(tile_m) * Policy::block_m + strip * 64 + warp * 16;
+      const int64_t row0 = int64_t(tile_m) * Policy::block_m + strip * 64 + warp * 16;
       const int64_t col0 = int64_t(tile_n) * bn;
       // A product TMA cannot read (only the GPU saw its pointers): the direct loop, without the stages.
       if constexpr (device_groups) {
@@ -811,30 +808,19 @@ __global__ void __launch_bounds__(Policy::threads, 1)
       // A fused epilogue: the factors (alpha folded in) and biases of this thread's rows of the tile (rows g and g + 8
       // of the warp's 16: arch/wgmma.cuh's accumulator layout), read before the main loop so that their latency
       // hides behind it (four registers; the terms' pointers are read again after it).
-      // A ping-pong consumer's second strip (64 rows further down) has its own in fused_rows_high.
-      [[maybe_unused]] device::preloaded_terms<float> fused_rows[2], fused_rows_high[strips > 1 ? 2 : 1];
+      [[maybe_unused]] device::preloaded_terms<float> fused_rows[2];
       if constexpr (Fused) {
         const device::epilogue_terms<element_c, float> terms = out.terms.product(product);
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
-          fused_rows[h] = device::row_terms<float>(terms, strip_row0 + lane / 4 + 8 * h, out.m);
+          fused_rows[h] = device::row_terms<float>(terms, row0 + lane / 4 + 8 * h, out.m);
           fused_rows[h].scale *= out.alpha;
-          if constexpr (strips > 1) {
-            fused_rows_high[h] = device::row_terms<float>(terms, strip_row0 + 64 + lane / 4 + 8 * h, out.m);
-            fused_rows_high[h].scale *= out.alpha;
-          }
         }
       }
       constexpr int split_count = Policy::split ? bn / 2 : 1;
       float acc[bn / 2], part[split_count], acc_small[split_count];
-      // A ping-pong consumer's second strip's accumulators (the epilogue moves them into acc for its second pass).
-      [[maybe_unused]] float acc_high[strips > 1 ? bn / 2 : 1];
 #pragma unroll
       for (int i = 0; i < bn / 2; ++i) acc[i] = 0.0f;
-      if constexpr (strips > 1) {
-#pragma unroll
-        for (int i = 0; i < bn / 2; ++i) acc_high[i] = 0.0f;
-      }
 #pragma unroll
       for (int i = 0; i < split_count; ++i) acc_small[i] = 0.0f;
       for (int t = t_begin; t < t_end; ++t, ++use) {
@@ -847,7 +833,6 @@ __global__ void __launch_bounds__(Policy::threads, 1)
           arch::wgmma_fence_registers(acc_small);
         } else {
           arch::wgmma_fence_registers(acc);
-          if constexpr (strips > 1) arch::wgmma_fence_registers(acc_high);
         }
         [[maybe_unused]] uint32_t fragment[4][4];  // A's registers for the stage's four k steps (a_in_registers)
         if constexpr (a_in_registers) {
@@ -879,13 +864,6 @@ __global__ void __launch_bounds__(Policy::threads, 1)
             arch::wgmma_m64k8_tf32_registers<bn>(acc, fragment[step], desc_b, 1);
           } else {
             arch::wgmma_m64_step<element, bn, mn_major_a, mn_major_b>(acc, desc_a, desc_b, 1);
-            if constexpr (strips > 1) {  // the tile's next 64 rows of A: strip_bytes on, K-major or MN-major alike
-              const uint32_t high = a + strip_bytes;
-              const uint64_t desc_high = mn_major_a
-                                             ? arch::wgmma_descriptor_mn_major_sw128(high + step * 2048, chunk_bytes)
-                                             : arch::wgmma_descriptor_k_major_sw128(high + step * 32);
-              arch::wgmma_m64_step<element, bn, mn_major_a, mn_major_b>(acc_high, desc_high, desc_b, 1);
-            }
           }
         }
         arch::wgmma_commit();
@@ -894,7 +872,6 @@ __global__ void __launch_bounds__(Policy::threads, 1)
           // stage's, and release that one.
           arch::wgmma_wait<1>();
           arch::wgmma_fence_registers(acc);
-          if constexpr (strips > 1) arch::wgmma_fence_registers(acc_high);
           if (t > t_begin && threadIdx.x % 128 == 0) arch::mbarrier_arrive(&empty[(use + stages - 1) % stages]);
           continue;
         }
@@ -910,7 +887,6 @@ __global__ void __launch_bounds__(Policy::threads, 1)
           for (int i = 0; i < split_count; ++i) acc[i] += part[i];
         } else {
           arch::wgmma_fence_registers(acc);
-          if constexpr (strips > 1) arch::wgmma_fence_registers(acc_high);
         }
         if (threadIdx.x % 128 == 0) arch::mbarrier_arrive(&empty[s]);
       }
@@ -920,149 +896,133 @@ __global__ void __launch_bounds__(Policy::threads, 1)
       if constexpr (overlap_stages) {  // the tile's last stage: its wgmmas done, its slot released
         arch::wgmma_wait<0>();
         arch::wgmma_fence_registers(acc);
-        if constexpr (strips > 1) arch::wgmma_fence_registers(acc_high);
         if (t_end > t_begin && threadIdx.x % 128 == 0) arch::mbarrier_arrive(&empty[(use + stages - 1) % stages]);
       }
-      // The epilogue, once per strip of the consumer's tile: a ping-pong consumer's second pass stores acc_high
-      // (moved into acc) 64 rows further down. In each pass, `continue` ends the pass.
-#pragma unroll
-      for (int strip_pass = 0; strip_pass < strips; ++strip_pass) {
-        const int64_t row0 = strip_row0 + 64 * strip_pass;  // the warp's first row
-        if constexpr (strips > 1) {
-          if (strip_pass > 0) {
-#pragma unroll
-            for (int i = 0; i < bn / 2; ++i) acc[i] = acc_high[i];
-#pragma unroll
-            for (int h = 0; h < 2; ++h) fused_rows[h] = fused_rows_high[h];
+      // The producer meanwhile fills the stages with the next tile's slices.
+      if constexpr (Fused) {
+        // A fused epilogue: its terms for this product (read after the main loop, so that their pointers are not held
+        // in registers through it), and the tile's stores (store_fused_tile).
+        const device::epilogue_terms<element_c, float> terms = out.terms.product(product);
+        store_fused_tile<Policy, tma_epilogue>(out, terms, fused_rows, acc, acc_small, c_out, row0, col0, tile_m,
+                                               product, consumer, warp, lane, read_c, store_tile, store_issuer, map_c);
+        continue;
+      }
+      if constexpr (tma_epilogue) {
+        if (pointer_arrays ? pointer_tma_store : bool(TGEMM_PRODUCT(tma_store))) {
+          const float alpha = TGEMM_PRODUCT(alpha);
+          if constexpr (device_groups) {  // C's map was made on the GPU too (kernel::prepare_device_groups)
+            if (store_issuer) acquire_tensor_map(&item_group->map_c);
           }
-        }
-        // The producer meanwhile fills the stages with the next tile's slices.
-        if constexpr (Fused) {
-          // A fused epilogue: its terms for this product (read after the main loop, so that their pointers are not held
-          // in registers through it), and the tile's stores (store_fused_tile).
-          const device::epilogue_terms<element_c, float> terms = out.terms.product(product);
-          store_fused_tile<Policy, tma_epilogue>(out, terms, fused_rows, acc, acc_small, c_out, row0, col0, tile_m,
-                                                 product, consumer, strip_pass, warp, lane, read_c, store_tile,
-                                                 store_issuer, map_c);
-          continue;
-        }
-        if constexpr (tma_epilogue) {
-          if (pointer_arrays ? pointer_tma_store : bool(TGEMM_PRODUCT(tma_store))) {
-            const float alpha = TGEMM_PRODUCT(alpha);
-            if constexpr (device_groups) {  // C's map was made on the GPU too (kernel::prepare_device_groups)
-              if (store_issuer) acquire_tensor_map(&item_group->map_c);
-            }
 #pragma unroll
-            for (int pass = 0; pass < bn / store_columns; ++pass) {
-              if (store_issuer) arch::tma_store_wait_read<0>();
-              arch::named_barrier_sync(1 + consumer, 128);  // the tile's last copy has read it
+          for (int pass = 0; pass < bn / store_columns; ++pass) {
+            if (store_issuer) arch::tma_store_wait_read<0>();
+            arch::named_barrier_sync(1 + consumer, 128);  // the tile's last copy has read it
 #pragma unroll
-              for (int group = 0; group < store_columns / 16; ++group) {
-                // Four 8 x 8 matrices: rows 8h .. 8h + 7 of the warp's 16 by 8-column chunks j and j + 1 (accumulators
-                // 4j + 2h, 4j + 2h + 1: arch/wgmma.cuh). Lane L stores column 16 group + 8 ((L / 8) / 2) + L % 8 of the
-                // pass, rows 16 warp + 8 ((L / 8) % 2) ..: its 16-byte unit 2 warp + (L / 8) % 2 of the column's 128
-                // bytes, XOR the column % 8 (the 128-byte swizzle).
-                const int j = pass * (store_columns / 8) + 2 * group;
-                uint32_t packed[4];
+            for (int group = 0; group < store_columns / 16; ++group) {
+              // Four 8 x 8 matrices: rows 8h .. 8h + 7 of the warp's 16 by 8-column chunks j and j + 1 (accumulators
+              // 4j + 2h, 4j + 2h + 1: arch/wgmma.cuh). Lane L stores column 16 group + 8 ((L / 8) / 2) + L % 8 of the
+              // pass, rows 16 warp + 8 ((L / 8) % 2) ..: its 16-byte unit 2 warp + (L / 8) % 2 of the column's 128
+              // bytes, XOR the column % 8 (the 128-byte swizzle).
+              const int j = pass * (store_columns / 8) + 2 * group;
+              uint32_t packed[4];
 #pragma unroll
-                for (int i = 0; i < 4; ++i) {
-                  const int index = 4 * (j + i / 2) + 2 * (i % 2);
-                  packed[i] = pack_pair<element_c>(alpha * acc[index], alpha * acc[index + 1]);
-                }
-                const int matrix = lane / 8, column = 16 * group + 8 * (matrix / 2) + lane % 8;
-                const int unit = (2 * warp + matrix % 2) ^ (column % 8);
-                arch::stmatrix_x4_transposed(store_tile + column * 128 + unit * 16, packed);
+              for (int i = 0; i < 4; ++i) {
+                const int index = 4 * (j + i / 2) + 2 * (i % 2);
+                packed[i] = pack_pair<element_c>(alpha * acc[index], alpha * acc[index + 1]);
               }
-              arch::fence_proxy_async_shared();
-              arch::named_barrier_sync(1 + consumer, 128);  // the whole staging tile is written
-              if (store_issuer) {
-                // A grouped launch's maps are each product's own, rank 2; pointer arrays' is an address map; the
-                // others' are rank 3 (the batch).
-                const int store_row = int(tile_m) * Policy::block_m + (strip + strip_pass) * 64;
-                const int store_col = int(col0) + pass * store_columns;
-                if constexpr (Grouped) {
-                  arch::tma_store_2d(&item_group->map_c, store_tile, store_row, store_col);
-                } else if constexpr (pointer_arrays) {
-                  // Not a box wholly past C's rows or columns (see the producer's loads).
-                  if (store_row < out.m && store_col < out.n) {
-                    arch::tma_store_4d(&map_c, store_tile, store_row, store_col, arch::coordinates_of(c_out));
-                  }
-                } else {
-                  arch::tma_store_3d(&map_c, store_tile, store_row, store_col, product);
-                }
-                arch::tma_store_commit();
-              }
+              const int matrix = lane / 8, column = 16 * group + 8 * (matrix / 2) + lane % 8;
+              const int unit = (2 * warp + matrix % 2) ^ (column % 8);
+              arch::stmatrix_x4_transposed(store_tile + column * 128 + unit * 16, packed);
             }
-            continue;
-          }
-        }
-        if (staged_epilogue && !Fused && (Grouped || pointer_arrays ? group_vector_c : vector_c) &&
-            row0 + 16 <= TGEMM_PRODUCT_EXTENT(m)) {
-          // 32 columns at a time: the warp writes its accumulators (wgmma's layout, arch/wgmma.cuh: rows g and g + 8
-          // of its 16, columns 2t and 2t + 1 of each 8) into its staging buffer as floats, then each lane reads back
-          // 8 rows of a column and writes them as 16 contiguous bytes of C (C column-major), reading C there first
-          // when beta is not 0.
-#pragma unroll
-          for (int chunk = 0; chunk < bn / columns; ++chunk) {
-#pragma unroll
-            for (int j = 0; j < columns / 8; ++j) {
-#pragma unroll
-              for (int h = 0; h < 2; ++h) {
-#pragma unroll
-                for (int e = 0; e < 2; ++e) {
-                  staging[(8 * j + 2 * (lane % 4) + e) * column_stride + lane / 4 + 8 * h] =
-                      acc[4 * (chunk * columns / 8 + j) + 2 * h + e];
+            arch::fence_proxy_async_shared();
+            arch::named_barrier_sync(1 + consumer, 128);  // the whole staging tile is written
+            if (store_issuer) {
+              // A grouped launch's maps are each product's own, rank 2; pointer arrays' is an address map; the others'
+              // are rank 3 (the batch).
+              const int store_row = int(tile_m) * Policy::block_m + strip * 64;
+              const int store_col = int(col0) + pass * store_columns;
+              if constexpr (Grouped) {
+                arch::tma_store_2d(&item_group->map_c, store_tile, store_row, store_col);
+              } else if constexpr (pointer_arrays) {
+                // Not a box wholly past C's rows or columns (see the producer's loads).
+                if (store_row < out.m && store_col < out.n) {
+                  arch::tma_store_4d(&map_c, store_tile, store_row, store_col, arch::coordinates_of(c_out));
                 }
+              } else {
+                arch::tma_store_3d(&map_c, store_tile, store_row, store_col, product);
               }
+              arch::tma_store_commit();
             }
-            __syncwarp();
-#pragma unroll
-            for (int pass = 0; pass < columns / 16; ++pass) {
-              const int column = pass * 16 + lane / 2, half = lane % 2;  // two 8-row halves per column
-              const int64_t col = col0 + chunk * columns + column;
-              const float4 low = *reinterpret_cast<const float4*>(staging + column * column_stride + 8 * half);
-              const float4 high = *reinterpret_cast<const float4*>(staging + column * column_stride + 8 * half + 4);
-              const float value[8] = {low.x, low.y, low.z, low.w, high.x, high.y, high.z, high.w};
-              if (col < TGEMM_PRODUCT_EXTENT(n)) {
-                element_c* c = c_out + (row0 + 8 * half) + col * TGEMM_PRODUCT(ldc);
-                alignas(16) element_c piece[8];
-                if ((Grouped ? item_group->beta != 0.0f : read_c)) {
-                  *reinterpret_cast<uint4*>(piece) = *reinterpret_cast<const uint4*>(c);
-                }
-#pragma unroll
-                for (int q = 0; q < 8; ++q) {
-                  const float scaled = TGEMM_PRODUCT(alpha) * value[q];
-                  piece[q] = convert<element_c>((Grouped ? item_group->beta != 0.0f : read_c)
-                                                    ? scaled + TGEMM_PRODUCT(beta) * convert<float>(piece[q])
-                                                    : scaled);
-                }
-                *reinterpret_cast<uint4*>(c) = *reinterpret_cast<const uint4*>(piece);
-              }
-            }
-            __syncwarp();  // the buffer is read before the next chunk overwrites it
           }
           continue;
         }
-        // Straight from the accumulators: each lane writes rows g and g + 8, columns 2t and 2t + 1 of each 8.
+      }
+      if (staged_epilogue && !Fused && (Grouped || pointer_arrays ? group_vector_c : vector_c) &&
+          row0 + 16 <= TGEMM_PRODUCT_EXTENT(m)) {
+        // 32 columns at a time: the warp writes its accumulators (wgmma's layout, arch/wgmma.cuh: rows g and g + 8
+        // of its 16, columns 2t and 2t + 1 of each 8) into its staging buffer as floats, then each lane reads back
+        // 8 rows of a column and writes them as 16 contiguous bytes of C (C column-major), reading C there first
+        // when beta is not 0.
 #pragma unroll
-        for (int j = 0; j < bn / 8; ++j) {
+        for (int chunk = 0; chunk < bn / columns; ++chunk) {
 #pragma unroll
-          for (int h = 0; h < 2; ++h) {
+          for (int j = 0; j < columns / 8; ++j) {
 #pragma unroll
-            for (int e = 0; e < 2; ++e) {
-              const int64_t row = row0 + lane / 4 + 8 * h, col = col0 + 8 * j + 2 * (lane % 4) + e;
-              if (row < TGEMM_PRODUCT_EXTENT(m) && col < TGEMM_PRODUCT_EXTENT(n)) {
-                element_c* c = c_out + row + col * TGEMM_PRODUCT(ldc);
-                // alpha acc + beta C written out here rather than through device/epilogue.cuh's combine (the same
-                // arithmetic): combine's "C or zero" argument cost 1.7-1.9 % at 4096^3 and 8192^3 (paired runs).
-                const int i = 4 * j + 2 * h + e;
-                float sum = acc[i];
-                if constexpr (Policy::split) sum += acc_small[i];
-                const float scaled = TGEMM_PRODUCT(alpha) * sum;
-                *c = convert<element_c>((Grouped ? item_group->beta != 0.0f : read_c)
-                                            ? scaled + TGEMM_PRODUCT(beta) * convert<float>(*c)
-                                            : scaled);
+            for (int h = 0; h < 2; ++h) {
+#pragma unroll
+              for (int e = 0; e < 2; ++e) {
+                staging[(8 * j + 2 * (lane % 4) + e) * column_stride + lane / 4 + 8 * h] =
+                    acc[4 * (chunk * columns / 8 + j) + 2 * h + e];
               }
+            }
+          }
+          __syncwarp();
+#pragma unroll
+          for (int pass = 0; pass < columns / 16; ++pass) {
+            const int column = pass * 16 + lane / 2, half = lane % 2;  // two 8-row halves per column
+            const int64_t col = col0 + chunk * columns + column;
+            const float4 low = *reinterpret_cast<const float4*>(staging + column * column_stride + 8 * half);
+            const float4 high = *reinterpret_cast<const float4*>(staging + column * column_stride + 8 * half + 4);
+            const float value[8] = {low.x, low.y, low.z, low.w, high.x, high.y, high.z, high.w};
+            if (col < TGEMM_PRODUCT_EXTENT(n)) {
+              element_c* c = c_out + (row0 + 8 * half) + col * TGEMM_PRODUCT(ldc);
+              alignas(16) element_c piece[8];
+              if ((Grouped ? item_group->beta != 0.0f : read_c)) {
+                *reinterpret_cast<uint4*>(piece) = *reinterpret_cast<const uint4*>(c);
+              }
+#pragma unroll
+              for (int q = 0; q < 8; ++q) {
+                const float scaled = TGEMM_PRODUCT(alpha) * value[q];
+                piece[q] = convert<element_c>((Grouped ? item_group->beta != 0.0f : read_c)
+                                                  ? scaled + TGEMM_PRODUCT(beta) * convert<float>(piece[q])
+                                                  : scaled);
+              }
+              *reinterpret_cast<uint4*>(c) = *reinterpret_cast<const uint4*>(piece);
+            }
+          }
+          __syncwarp();  // the buffer is read before the next chunk overwrites it
+        }
+        continue;
+      }
+      // Straight from the accumulators: each lane writes rows g and g + 8, columns 2t and 2t + 1 of each 8.
+#pragma unroll
+      for (int j = 0; j < bn / 8; ++j) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+#pragma unroll
+          for (int e = 0; e < 2; ++e) {
+            const int64_t row = row0 + lane / 4 + 8 * h, col = col0 + 8 * j + 2 * (lane % 4) + e;
+            if (row < TGEMM_PRODUCT_EXTENT(m) && col < TGEMM_PRODUCT_EXTENT(n)) {
+              element_c* c = c_out + row + col * TGEMM_PRODUCT(ldc);
+              // alpha acc + beta C written out here rather than through device/epilogue.cuh's combine (the same
+              // arithmetic): combine's "C or zero" argument cost 1.7-1.9 % at 4096^3 and 8192^3 (paired runs).
+              const int i = 4 * j + 2 * h + e;
+              float sum = acc[i];
+              if constexpr (Policy::split) sum += acc_small[i];
+              const float scaled = TGEMM_PRODUCT(alpha) * sum;
+              *c = convert<element_c>((Grouped ? item_group->beta != 0.0f : read_c)
+                                          ? scaled + TGEMM_PRODUCT(beta) * convert<float>(*c)
+                                          : scaled);
             }
           }
         }

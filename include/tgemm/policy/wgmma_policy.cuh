@@ -24,9 +24,8 @@ namespace tgemm {
 /// (Math = math_mode::tf32) or as 3xTF32 (math_mode::tf32x3: each operand split beforehand into big and small TF32
 /// parts, kernel/split_tf32.cuh; a stage holds both parts, each k step issues three wgmmas, and the consumers keep
 /// three sets of accumulators: the tile's sum, the stage's big products and the cross products, so 3xTF32 tiles
-/// take block_n = 128). Pingpong: two consumer warpgroups on different tiles, taking turns (one's epilogue runs
-/// while the other's wgmmas do), each computing all block_m / 64 strips of its tile, instead of one tile shared
-/// between block_m / 64 consumers.
+/// take block_n = 128). Pingpong: two consumer warpgroups on different 64-row tiles, taking turns (one's epilogue
+/// runs while the other's wgmmas do), instead of one tile shared between block_m / 64 of them.
 template <class Block, int Stages, class Element, class ElementC = Element,
           math_mode Math = std::is_same<Element, float>::value ? math_mode::tf32 : math_mode::strict,
           bool Pingpong = false>
@@ -56,12 +55,10 @@ struct wgmma_policy {
   static constexpr int block_k = Block::k;  ///< Depth of the k slice one stage holds.
   static constexpr int stages = Stages;     ///< Shared-memory stages of the k pipeline.
   static constexpr int minimum_arch = 900;  ///< sm_90, and the build must hold the sm_90a image.
-  /// Consumers on different tiles (see the template's comment).
+  /// Consumers on different tiles (see the template's comment): a tile is one consumer's 64 rows.
   static constexpr bool pingpong = Pingpong;
-  /// Consumer warpgroups: one per 64 rows of the tile, or two taking turns on whole tiles (pingpong).
+  /// Consumer warpgroups: one per 64 rows of the tile, or two taking turns on 64-row tiles (pingpong).
   static constexpr int consumers = pingpong ? 2 : block_m / 64;
-  /// 64-row strips of the tile one consumer computes (wgmma m64 instructions per k step).
-  static constexpr int strips = pingpong ? block_m / 64 : 1;
   /// Threads per block: the consumers and one producer warpgroup.
   static constexpr int threads = 128 * (consumers + 1);
   /// Bytes of one stage: an A slice and a B slice (each in big and small parts for 3xTF32).
@@ -112,9 +109,8 @@ struct wgmma_policy {
                 "wgmma_policy writes C as the elements' type or as float");
   static_assert(block_m == 64 || block_m == 128, "block_shape::m must be 64 or 128 (one or two consumer warpgroups)");
   static_assert(block_n == 128 || block_n == 256, "block_shape::n must be 128 or 256 (the wgmma N tgemm wraps)");
-  static_assert(!pingpong || !tf32, "ping-pong consumers multiply 16-bit elements");
-  static_assert(strips * block_n <= 256,
-                "a ping-pong consumer holds its whole tile: block_shape::m x n at most 64 x 256 or 128 x 128");
+  static_assert(!pingpong || (block_m == 64 && !tf32),
+                "a ping-pong tile is one consumer's 64 rows (block_shape::m = 64) of 16-bit elements");
   static_assert(!split || block_n == 128,
                 "3xTF32 keeps three sets of accumulators: block_shape::n must be 128 (256 needs 384 registers)");
   static_assert(block_k * element_bytes<Element> == 128,
