@@ -6,11 +6,11 @@
 ///
 /// What the host cannot check, the kernel does per product: pointers it would use (a null one: the product is
 /// skipped), and for groups their sizes against the bounds and their leading dimensions (each group's status can be
-/// read back). Operands not aligned for the tile's vector loads run a direct loop instead (correct, slower). The
-/// Hopper kernel (TMA) needs tensor maps built from the pointers on the host, so these calls run the mma.sync and
-/// SIMT tiles on every GPU. Both take a fused epilogue (tgemm::epilogue, its vectors strided by the product index;
-/// no separate D). The launches (tile choice, kernels) are in host/indirect_dispatcher.cuh, which only the
-/// dispatcher's translation units include.
+/// read back). Operands not aligned for the tile's vector loads run a direct loop instead (correct, slower). Calls of
+/// one 16-bit type without a fused epilogue run the Hopper kernel on an sm_90a image instead, its tensor maps made
+/// on the GPU (host/indirect_dispatcher.cuh says when). Both take a fused epilogue (tgemm::epilogue, its vectors
+/// strided by the product index; no separate D). The launches (tile choice, kernels) are in
+/// host/indirect_dispatcher.cuh, which only the dispatcher's translation units include.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -49,6 +49,11 @@ status indirect_epilogue(const epilogue<TC>& ep, layout order, bool empty, const
   terms = terms_of(ep, order, true);
   return status::success;
 }
+
+/// Which indirect call: tgemm::gemm_batched()'s device arrays of pointers, or tgemm::gemm_grouped_device()'s groups.
+/// A template argument of the launching half, so that a translation unit calling one compiles only its own Hopper
+/// kernels (pointer arrays: one per tile and op pair; device groups: the grouped kernel and its preparation).
+enum class indirect_kind : int { pointer_arrays, device_groups };
 
 /// A checked call of tgemm::gemm_batched() or tgemm::gemm_grouped_device(): what its kernels read, in the
 /// column-major form (a row-major call is C^T = op(B)^T op(A)^T).
@@ -173,20 +178,21 @@ status check_grouped_device(layout order, op op_a, op op_b, scalar_for<TA, TC> a
   return status::success;
 }
 
-/// Runs a checked indirect call (nothing when it is empty) on the table of its types and math mode Math (Fused:
-/// with its fused epilogue). Defined by host/indirect_dispatcher.cuh where this translation unit defines the dispatcher (header-only
-/// mode, or the compiled library's sources); elsewhere only declared, so the kernels come from the library.
-template <class TA, class TB, class TC, math_mode Math, bool Fused>
+/// Runs a checked indirect call of kind Kind (nothing when it is empty) on the table of its types and math mode Math
+/// (Fused: with its fused epilogue). Defined by host/indirect_dispatcher.cuh where this translation unit defines the
+/// dispatcher (header-only mode, or the compiled library's sources); elsewhere only declared, so the kernels come
+/// from the library.
+template <class TA, class TB, class TC, math_mode Math, indirect_kind Kind, bool Fused>
 status run_indirect_typed(const indirect_call<TA, TB, TC>& call, scalar_for<TA, TC> alpha, scalar_for<TA, TC> beta,
                           cudaStream_t stream, const char* what);
 
-/// Runs a checked indirect call in the math mode its options ask for. Fused: the call has a fused epilogue, whose
-/// kernels only such calls instantiate.
-template <bool Fused, class TA, class TB, class TC>
+/// Runs a checked indirect call of kind Kind in the math mode its options ask for. Fused: the call has a fused
+/// epilogue, whose kernels only such calls instantiate.
+template <indirect_kind Kind, bool Fused, class TA, class TB, class TC>
 status run_indirect(const indirect_call<TA, TB, TC>& call, scalar_for<TA, TC> alpha, scalar_for<TA, TC> beta,
                     cudaStream_t stream, const options& opts, const char* what) {
   return with_math<TA>(opts, [&](auto math) -> status {
-    return run_indirect_typed<TA, TB, TC, decltype(math)::value, Fused>(call, alpha, beta, stream, what);
+    return run_indirect_typed<TA, TB, TC, decltype(math)::value, Kind, Fused>(call, alpha, beta, stream, what);
   });
 }
 
@@ -202,7 +208,7 @@ status gemm_batched_impl(layout order, op op_a, op op_b, int64_t m, int64_t n, i
       s != status::success) {
     return s;
   }
-  return run_indirect<Fused>(call, alpha, beta, stream, opts, "tgemm::gemm_batched");
+  return run_indirect<indirect_kind::pointer_arrays, Fused>(call, alpha, beta, stream, opts, "tgemm::gemm_batched");
 }
 
 /// tgemm::gemm_grouped_device(), with the fused epilogue `*ep` (Fused) or none (`ep` null).
@@ -217,7 +223,8 @@ status gemm_grouped_device_impl(layout order, op op_a, op op_b, scalar_for<TA, T
       s != status::success) {
     return s;
   }
-  return run_indirect<Fused>(call, alpha, beta, stream, opts, "tgemm::gemm_grouped_device");
+  return run_indirect<indirect_kind::device_groups, Fused>(call, alpha, beta, stream, opts,
+                                                         "tgemm::gemm_grouped_device");
 }
 
 TGEMM_END_DISPATCH_NAMESPACE

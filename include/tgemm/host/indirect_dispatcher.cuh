@@ -39,11 +39,11 @@
 namespace tgemm::detail {
 TGEMM_BEGIN_DISPATCH_NAMESPACE
 
-/// The indirect kernels of one tuning table (kernel::indirect_products: pointer arrays and device-side groups alike):
-/// the table's medium, small and products tiles (those that suit any op pair; the products tile where the table names
-/// one of its own), four op pairs each, instantiated only where such a call is compiled (Fused: those with a fused
-/// epilogue, a second set).
-template <class Table, class Products, bool Fused = false>
+/// The indirect kernels of one tuning table for calls of kind Kind: the table's medium, small and products tiles
+/// (those that suit any op pair; the products tile where the table names one of its own), four op pairs each, which
+/// pointer arrays and device-side groups share (kernel::indirect_products reads both), and the Hopper kernels of the
+/// kind alone; instantiated only where such a call is compiled (Fused: those with a fused epilogue, a second set).
+template <class Table, class Products, indirect_kind Kind, bool Fused = false>
 struct indirect_kernels {
   /// The kernels' policy source for a slot: the slot that owns the kernel, so that a slot naming another's policy
   /// (products = small in most tables) adds no kernel.
@@ -87,8 +87,8 @@ struct indirect_kernels {
     int resident[slot_count] = {};  ///< Blocks of slots[i]'s kernel a multiprocessor holds (facts_for: at least 1).
   };
 
-  /// Reads (once) the facts of `device` for an op pair, preparing each slot's kernel (image present, shared memory
-  /// limit).
+  /// Reads (once per kind) the facts of `device` for an op pair, preparing each slot's kernel (image present, shared
+  /// memory limit).
   static status facts_for(int device, op op_a, op op_b, facts& out) {
     static std::mutex mutex;
     static facts cache[cached_devices][4];
@@ -220,15 +220,13 @@ struct indirect_kernels {
   /// maps made on the GPU (kernel::prepare_device_groups) into a workspace from tgemm's pool, then one persistent
   /// launch of the grouped Hopper kernel over every group's tiles (groups TMA cannot read: a direct loop in that
   /// kernel). Pointer arrays: run_pointers_on_hopper(). `taken` is false where the call does not suit it (then
-  /// nothing is enqueued).
+  /// nothing is enqueued). Each kind instantiates only its own kernels.
   static status run_on_grouped_hopper(const Products& products, op op_a, op op_b, int64_t m, int64_t n, int64_t k,
                                       int64_t count, scalar alpha, scalar beta, cudaStream_t stream, int device,
                                       const char* what, bool& taken) {
-    taken = false;
+    taken = false;  // the kind's own function sets it once its launch is enqueued
     if constexpr (hopper_groups) {
-      using wgmma_policy = typename Table::wgmma;
-      using kernels = wgmma_kernels<wgmma_policy>;
-      using description = kernel::tma_wgmma_group<typename wgmma_policy::element_c>;
+      using kernels = wgmma_kernels<typename Table::wgmma>;
       hopper_group_facts hopper;
       if (status s = read_hopper_group_facts(device, hopper); s != status::success) return s;
       constexpr int64_t limit = int64_t(INT_MAX) - 256;  // the kernel's coordinates are 32-bit
@@ -236,10 +234,28 @@ struct indirect_kernels {
           double(count) * double(kernels::tiles_m(m) * kernels::tiles_n(n)) > double(INT_MAX)) {
         return status::success;
       }
-      if (products.groups == nullptr) {
+      if constexpr (Kind == indirect_kind::pointer_arrays) {
         return run_pointers_on_hopper(products, op_a, op_b, m, n, k, count, alpha, beta, stream, device, what,
                                       hopper.multiprocessors, taken);
+      } else {
+        return run_device_groups_on_hopper(products, op_a, op_b, m, n, k, count, alpha, beta, stream, device, what,
+                                           hopper.multiprocessors, taken);
       }
+    } else {
+      (void)products, (void)op_a, (void)op_b, (void)m, (void)n, (void)k, (void)count, (void)alpha, (void)beta;
+      (void)stream, (void)device, (void)what;
+    }
+    return status::success;
+  }
+
+  /// Device-side groups on the grouped Hopper kernel (see run_on_grouped_hopper()). `taken` as there.
+  static status run_device_groups_on_hopper(const Products& products, op op_a, op op_b, int64_t m, int64_t n,
+                                            int64_t k, int64_t count, scalar alpha, scalar beta, cudaStream_t stream,
+                                            int device, const char* what, int multiprocessors, bool& taken) {
+    if constexpr (hopper_groups) {
+      using wgmma_policy = typename Table::wgmma;
+      using kernels = wgmma_kernels<wgmma_policy>;
+      using description = kernel::tma_wgmma_group<typename wgmma_policy::element_c>;
       const size_t description_bytes = size_t(count) * sizeof(description);
       call_workspace scratch;
       if (status s = scratch.allocate(description_bytes + 128, device, stream); s != status::success) return s;
@@ -254,7 +270,7 @@ struct indirect_kernels {
                      op_letter(op_b), wgmma_policy::name().c_str());
       }
       if (status s = kernels::launch_device_groups(op_a, op_b, products, float(alpha), float(beta), m, n, k, int(count),
-                                                   descriptions, items, hopper.multiprocessors,
+                                                   descriptions, items, multiprocessors,
                                                    Table::wgmma_group_m, stream, device);
           s != status::success) {
         return s;
@@ -263,7 +279,7 @@ struct indirect_kernels {
       if (plan_record& record = plan_recorder(); record.enabled) record.grouped_hopper_groups += int(count);
     } else {
       (void)products, (void)op_a, (void)op_b, (void)m, (void)n, (void)k, (void)count, (void)alpha, (void)beta;
-      (void)stream, (void)device, (void)what;
+      (void)stream, (void)device, (void)what, (void)multiprocessors, (void)taken;
     }
     return status::success;
   }
@@ -330,21 +346,23 @@ struct indirect_kernels {
   }
 };
 
-template <class TA, class TB, class TC, math_mode Math, bool Fused>
+template <class TA, class TB, class TC, math_mode Math, indirect_kind Kind, bool Fused>
 status run_indirect_typed(const indirect_call<TA, TB, TC>& call, scalar_for<TA, TC> alpha, scalar_for<TA, TC> beta,
                           cudaStream_t stream, const char* what) {
   if (call.empty) return status::success;
   using table = typename tuning::table_for<TA, TC, Math>::type;
-  return indirect_kernels<table, kernel::indirect_products<TA, TB, TC>, Fused>::run(
+  return indirect_kernels<table, kernel::indirect_products<TA, TB, TC>, Kind, Fused>::run(
       call.products, call.op_a, call.op_b, call.m, call.n, call.k, call.count, alpha, beta, call.terms, stream, what);
 }
 
-/// The explicit instantiation of run_indirect_typed for A and B of type AB, C of type C, a math mode and with or
-/// without a fused epilogue: the compiled library's parts 11 to 15 (16 to 20 with a fused epilogue) instantiate them
-/// family by family, in the order of gemm_typed()'s parts 1 to 5.
-#define TGEMM_RUN_INDIRECT_TYPED(AB, C, MATH, FUSED)                                                          \
-  template status run_indirect_typed<AB, AB, C, MATH, FUSED>(const indirect_call<AB, AB, C>&, scalar_for<AB, C>, \
-                                                             scalar_for<AB, C>, cudaStream_t, const char*);
+/// The explicit instantiations of run_indirect_typed for A and B of type AB, C of type C, a math mode and with or
+/// without a fused epilogue, both kinds of call: the compiled library's parts 11 to 15 (16 to 20 with a fused
+/// epilogue) instantiate them family by family, in the order of gemm_typed()'s parts 1 to 5.
+#define TGEMM_RUN_INDIRECT_TYPED(AB, C, MATH, FUSED)                                                               \
+  template status run_indirect_typed<AB, AB, C, MATH, indirect_kind::pointer_arrays, FUSED>(                         \
+      const indirect_call<AB, AB, C>&, scalar_for<AB, C>, scalar_for<AB, C>, cudaStream_t, const char*);             \
+  template status run_indirect_typed<AB, AB, C, MATH, indirect_kind::device_groups, FUSED>(                          \
+      const indirect_call<AB, AB, C>&, scalar_for<AB, C>, scalar_for<AB, C>, cudaStream_t, const char*);
 #if defined(TGEMM_COMPILED_IMPLEMENTATION)
 #if TGEMM_DEFINES_PART(11)
 TGEMM_RUN_INDIRECT_TYPED(float, float, math_mode::strict, false)
@@ -402,8 +420,8 @@ TGEMM_DISPATCH_API status gemm_batched(layout order, op op_a, op op_b, int64_t m
       s != status::success) {
     return s;
   }
-  return detail::run_indirect_typed<float, float, float, math_mode::strict, false>(call, alpha, beta, stream,
-                                                                                    "tgemm::gemm_batched");
+  return detail::run_indirect_typed<float, float, float, math_mode::strict, detail::indirect_kind::pointer_arrays,
+                                    false>(call, alpha, beta, stream, "tgemm::gemm_batched");
 }
 
 TGEMM_END_DISPATCH_NAMESPACE
