@@ -70,14 +70,15 @@ __device__ __forceinline__ void store_linear_combination(const basic_linear_comb
 /// reads of each vector, not one per element): a read of each term for each of a thread's 64 to 128 results, with
 /// its bounds check, made the fused kernels twice the plain ones' code and their compile as slow. The sm_90a
 /// kernel's stores do the same (kernel::store_fused_tile).
-template <class Policy, class Layout, class ElementC, class Scalar, class Accumulator>
-__device__ __forceinline__ void store_fused_combination(const basic_fused_combination<ElementC, Scalar>& e,
+template <class Policy, class Layout, class ElementC, class Scalar, class User, class Accumulator>
+__device__ __forceinline__ void store_fused_combination(const basic_fused_combination<ElementC, Scalar, User>& e,
                                                         int64_t m, int64_t n, int64_t row_begin, int64_t col_begin,
                                                         const Layout& tile,
                                                         const Accumulator (&acc)[Policy::thread_m][Policy::thread_n]) {
   using T = Accumulator;
   constexpr int width = Policy::store_width;
-  const epilogue_terms<ElementC, Scalar> t = e.product >= 0 ? e.terms.product(e.product) : epilogue_terms<ElementC, Scalar>{};
+  using terms_type = epilogue_terms_t<ElementC, Scalar, User>;
+  const terms_type t = e.product >= 0 ? e.terms.product(e.product) : terms_type{};
   const bool read_c = e.beta != Scalar(0);
   const bool vectors_fit =
       width == 1 ||
@@ -147,7 +148,13 @@ __device__ __forceinline__ void store_fused_combination(const basic_fused_combin
       const int64_t row = row_begin + tile.row(i);
       ElementC out[width];
 #pragma unroll
-      for (int w = 0; w < width; ++w) out[w] = convert<ElementC>(bounds.apply(v[i + w]));
+      for (int w = 0; w < width; ++w) {
+        if constexpr (!terms_type::has_user_op) {
+          out[w] = convert<ElementC>(bounds.apply(v[i + w]));
+        } else {
+          out[w] = convert<ElementC>(t.apply_user(bounds.apply(v[i + w]), row + w, col));  // the user's op: last
+        }
+      }
       if (vectors_fit && row + width <= m) {
         store_vector<width>(column + row, out);
       } else {
@@ -187,8 +194,8 @@ struct is_linear_combination<basic_linear_combination<ElementC, Scalar>> : std::
 template <class Epilogue>
 struct is_fused_combination : std::false_type {};
 /// See is_fused_combination.
-template <class ElementC, class Scalar>
-struct is_fused_combination<basic_fused_combination<ElementC, Scalar>> : std::true_type {};
+template <class ElementC, class Scalar, class User>
+struct is_fused_combination<basic_fused_combination<ElementC, Scalar, User>> : std::true_type {};
 
 /// Writes a thread's tile: the BLAS update for a linear combination (with its terms for a fused one), the user's
 /// functor for anything else.

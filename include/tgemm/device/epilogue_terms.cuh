@@ -5,11 +5,15 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "../numeric.cuh"
 #include "../types.cuh"
 
 namespace tgemm::device {
+
+/// No user operation: an epilogue of built-in terms only.
+struct no_user_op {};
 
 /// What a fused epilogue adds to alpha acc + beta C, in the kernels' column-major terms (a row-major call's rows are
 /// the kernels' columns: the host swaps the row and column members). For one element (row i, column j):
@@ -21,6 +25,9 @@ namespace tgemm::device {
 /// double), rounded once to C's type at the end.
 template <class ElementC, class Scalar>
 struct epilogue_terms {
+  /// Whether the terms carry a caller's operation (user_epilogue_terms).
+  static constexpr bool has_user_op = false;
+
   const Scalar* row_scale = nullptr;       ///< One factor per row of C (null: none).
   const Scalar* column_scale = nullptr;    ///< One factor per column of C (null: none).
   const ElementC* row_bias = nullptr;      ///< Added to every element of row i (null: none).
@@ -58,7 +65,66 @@ struct epilogue_terms {
     if (t.source) t.source += z * stride_source;
     return t;
   }
+
 };
+
+/// The built-in terms with a caller's element-wise operation (a functor or `__device__` lambda given to
+/// tgemm::gemm()), applied last: D(i, j) = op(clamp(act(v)), i, j, batch), and what turns a kernel's (row, col) into
+/// the caller's (row, col, batch): the kernels see a column-major C that may be a block of the caller's (a peeled
+/// call's strips), one product of a batch, or the transpose (a row-major call). A separate type, so that the
+/// built-in terms and the kernels that take them stay as they were. Default-constructed (no terms: a split-K slice's
+/// partial product), the operation is inactive: then no value goes through it.
+template <class ElementC, class Scalar, class User>
+struct user_epilogue_terms : epilogue_terms<ElementC, Scalar> {
+  static_assert(std::is_trivially_copyable<User>::value,
+                "a user epilogue's operation travels to the GPU as a kernel argument: it must be trivially copyable "
+                "(capture values and device pointers, not references)");
+  /// The operation, held in a union so that the terms have a default constructor (a lambda has none).
+  union operation {
+    User op;    ///< Called as op(value, row, col, batch) on each result; returns the value stored.
+    char none;  ///< What a default-constructed one holds.
+    __host__ __device__ operation() : none() {}
+    __host__ __device__ explicit operation(const User& u) : op(u) {}
+  } user;
+  int64_t row0 = 0;      ///< The kernel's row 0 within the caller's column-major C (the kernels' terms).
+  int64_t col0 = 0;      ///< Likewise for column 0.
+  int64_t batch = 0;     ///< The product (group) the kernel writes.
+  bool swapped = false;  ///< A row-major call: the kernels' rows are the caller's columns.
+  bool active = false;   ///< Whether values go through the operation (the host sets it; partial products: no).
+  /// Whether the terms carry a caller's operation.
+  static constexpr bool has_user_op = true;
+
+  /// The terms, the built-in ones replaced by `terms` (their offsets kept).
+  __host__ __device__ user_epilogue_terms with(const epilogue_terms<ElementC, Scalar>& terms) const {
+    user_epilogue_terms t = *this;
+    static_cast<epilogue_terms<ElementC, Scalar>&>(t) = terms;
+    return t;
+  }
+  /// See epilogue_terms::at(); the operation's coordinates move too.
+  __host__ __device__ user_epilogue_terms at(int64_t row, int64_t col) const {
+    user_epilogue_terms t = with(epilogue_terms<ElementC, Scalar>::at(row, col));
+    t.row0 += row, t.col0 += col;
+    return t;
+  }
+  /// See epilogue_terms::product().
+  __host__ __device__ user_epilogue_terms product(int64_t z) const {
+    user_epilogue_terms t = with(epilogue_terms<ElementC, Scalar>::product(z));
+    t.batch += z;
+    return t;
+  }
+  /// The value stored for the kernel's (row, col): the user's operation on it (when active).
+  template <class T>
+  __device__ __forceinline__ T apply_user(T value, int64_t row, int64_t col) const {
+    if (!active) return value;
+    const int64_t r = row0 + row, c = col0 + col;
+    return swapped ? T(user.op(value, c, r, batch)) : T(user.op(value, r, c, batch));
+  }
+};
+
+/// The terms type of a fused epilogue: the built-in terms, or with a user's operation (User not no_user_op).
+template <class ElementC, class Scalar, class User = no_user_op>
+using epilogue_terms_t = std::conditional_t<std::is_same<User, no_user_op>::value, epilogue_terms<ElementC, Scalar>,
+                                            user_epilogue_terms<ElementC, Scalar, User>>;
 
 namespace detail {
 
@@ -140,6 +206,14 @@ __device__ __forceinline__ ElementC fused_output(const epilogue_terms<ElementC, 
   return convert<ElementC>(t.clamp ? clamped : v);
 }
 
+/// fused_output() for terms with a user's operation: the clamped value of (row, col) through it, then rounded.
+template <class ElementC, class Scalar, class User, class T>
+__device__ __forceinline__ ElementC fused_output(const user_epilogue_terms<ElementC, Scalar, User>& t, T v,
+                                                 int64_t row, int64_t col) {
+  const T clamped = v < T(t.lower) ? T(t.lower) : (v > T(t.upper) ? T(t.upper) : v);
+  return convert<ElementC>(t.apply_user(t.clamp ? clamped : v, row, col));
+}
+
 /// Applies `act` to `count` values in place, in a loop: the tile kernels gather a thread's values into a local
 /// array and call this once, so each kernel holds one copy of the activations' code (erf and tanh inlined for each
 /// of a thread's 64 to 128 results made the fused kernels' compile several times slower). ElementC is C's type
@@ -166,6 +240,15 @@ __device__ __forceinline__ ElementC finish(const epilogue_terms<ElementC, Scalar
                                            Scalar beta, ElementC c, bool read_c, int64_t row, int64_t col) {
   const Accumulator v = fused_value(t, acc, alpha, beta, c, read_c, row, col);
   return fused_output(t, detail::activate<(sizeof(ElementC) < 4)>(t.act, v));
+}
+
+/// finish() for terms with a user's operation (applied last, to the clamped value).
+template <class ElementC, class Scalar, class User, class Accumulator>
+__device__ __forceinline__ ElementC finish(const user_epilogue_terms<ElementC, Scalar, User>& t, Accumulator acc,
+                                           Scalar alpha, Scalar beta, ElementC c, bool read_c, int64_t row,
+                                           int64_t col) {
+  const Accumulator v = fused_value(t, acc, alpha, beta, c, read_c, row, col);
+  return fused_output(t, detail::activate<(sizeof(ElementC) < 4)>(t.act, v), row, col);
 }
 
 /// The activations in three families whose members differ only in constants, so that a tile's values are activated

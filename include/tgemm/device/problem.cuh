@@ -41,10 +41,11 @@ struct basic_linear_combination {
 using linear_combination = basic_linear_combination<float>;
 
 /// The BLAS epilogue with fused terms (epilogue_terms: scales, biases, activation, clamp, C read from elsewhere):
-/// what tgemm::gemm() with a tgemm::epilogue computes, and what a device::gemm() caller may hand its tiles too.
-template <class ElementC, class Scalar = ElementC>
+/// what tgemm::gemm() with a tgemm::epilogue computes, and what a device::gemm() caller may hand its tiles too. User:
+/// a caller's element-wise operation applied last (epilogue_terms).
+template <class ElementC, class Scalar = ElementC, class User = no_user_op>
 struct basic_fused_combination : basic_linear_combination<ElementC, Scalar> {
-  epilogue_terms<ElementC, Scalar> terms;  ///< The terms folded into each element (all absent by default).
+  epilogue_terms_t<ElementC, Scalar, User> terms;  ///< The terms folded into each element (all absent by default).
   /// The product of a strided batch this tile belongs to: its terms are terms.product(product), applied when the
   /// tile is stored (so the offset vectors are not held in registers through the main loop). -1: none (a split-K
   /// slice's partial product, whose terms the reduction applies).

@@ -118,9 +118,9 @@ __device__ __forceinline__ bool vector_loads_fit(const indirect_product<TA, TB, 
 /// accumulator type) and writes alpha sum + beta C (C not read when beta is 0), or with Fused the epilogue's result
 /// (`terms`: the product's own). Correct for any alignment, and
 /// several times slower than the tiled path: the price of a misaligned product the host could not see.
-template <class Policy, op OpA, op OpB, bool Fused, class TA, class TB, class TC, class Scalar>
+template <class Policy, op OpA, op OpB, bool Fused, class TA, class TB, class TC, class Scalar, class Terms>
 __device__ void direct_tile(const indirect_product<TA, TB, TC>& p, int64_t tile_row, int64_t tile_col, Scalar alpha,
-                            Scalar beta, const device::epilogue_terms<TC, Scalar>& terms) {
+                            Scalar beta, const Terms& terms) {
   using accumulator = typename Policy::accumulator_type;
   const device::basic_problem<TA, TB>& q = p.operands;
   for (int e = threadIdx.x; e < Policy::block_m * Policy::block_n; e += Policy::threads) {
@@ -149,13 +149,13 @@ __device__ void direct_tile(const indirect_product<TA, TB, TC>& p, int64_t tile_
 /// tile (0, 0) block of each product reports its status (indirect_products::report). Products whose k is 0, or all of
 /// them when alpha is 0, get C = beta C without A or B being read. Fused kernels fold `terms` (product i's:
 /// terms.product(i)) into their stores; the others ignore it.
-template <class Source, op OpA, op OpB, class Products, bool Fused = false>
+template <class Source, op OpA, op OpB, class Products, bool Fused = false, class User = device::no_user_op>
 __global__ void __launch_bounds__(Source::template at<TGEMM_DEVICE_ARCH>::threads)
     gemm_indirect_kernel(const Products products, const typename host_policy<Source>::scalar_type alpha,
                          const typename host_policy<Source>::scalar_type beta, const tile_grid grid,
                          const int64_t first,
-                         const device::epilogue_terms<typename host_policy<Source>::element_c,
-                                                      typename host_policy<Source>::scalar_type> terms) {
+                         const device::epilogue_terms_t<typename host_policy<Source>::element_c,
+                                                        typename host_policy<Source>::scalar_type, User> terms) {
   using policy = typename Source::template at<TGEMM_DEVICE_ARCH>;
   using scalar = typename policy::scalar_type;
   using element_a = typename policy::element_a;
@@ -173,7 +173,7 @@ __global__ void __launch_bounds__(Source::template at<TGEMM_DEVICE_ARCH>::thread
   if (vector_loads_fit<policy>(p)) {
     auto& smem = *static_cast<device::shared_storage<policy>*>(dynamic_shared_memory());
     if constexpr (Fused) {
-      device::basic_fused_combination<element_c, scalar> output;
+      device::basic_fused_combination<element_c, scalar, User> output;
       output.alpha = alpha, output.beta = beta, output.c = p.c, output.ldc = p.ldc;
       output.terms = terms;
       output.product = index;  // the epilogue reads terms.product(index)

@@ -45,10 +45,14 @@ __device__ __forceinline__ void* dynamic_shared_memory() {
   return tgemm_dynamic_shared;
 }
 
-/// The output argument of gemm_kernel: the BLAS update, or with Fused the update with epilogue terms.
-template <class Source, bool Fused>
-using kernel_output_t = std::conditional_t<Fused, device::fused_combination_of<host_policy<Source>>,
-                                           device::linear_combination_of<host_policy<Source>>>;
+/// The output argument of gemm_kernel: the BLAS update, or with Fused the update with epilogue terms (and User, a
+/// caller's operation applied last).
+template <class Source, bool Fused, class User = device::no_user_op>
+using kernel_output_t = std::conditional_t<
+    Fused,
+    device::basic_fused_combination<typename host_policy<Source>::element_c,
+                                    typename host_policy<Source>::scalar_type, User>,
+    device::linear_combination_of<host_policy<Source>>>;
 
 /// The GEMM kernel: one block per tile of C (grid from tile_grid; gridDim.z = split-K slices, or the products of a
 /// strided batch: plans never split a batch run in one grid). Source says which
@@ -58,9 +62,9 @@ using kernel_output_t = std::conditional_t<Fused, device::fused_combination_of<h
 /// 4096^3 kernel measured 2.69 ms on an H200 against 2.64.) Fused kernels (tgemm::gemm() with a tgemm::epilogue)
 /// fold the epilogue's terms into their stores; a separate instantiation too, so the plain kernels stay as they
 /// were.
-template <class Source, op OpA, op OpB, bool Padded, bool Fused = false>
+template <class Source, op OpA, op OpB, bool Padded, bool Fused = false, class User = device::no_user_op>
 __global__ void __launch_bounds__(Source::template at<TGEMM_DEVICE_ARCH>::threads)
-    gemm_kernel(const device::problem_of<host_policy<Source>> p, const kernel_output_t<Source, Fused> e,
+    gemm_kernel(const device::problem_of<host_policy<Source>> p, const kernel_output_t<Source, Fused, User> e,
                 const tile_grid grid, const split_k<typename host_policy<Source>::element_c> split,
                 const readable_extent readable) {
   using policy = typename Source::template at<TGEMM_DEVICE_ARCH>;
@@ -72,7 +76,7 @@ __global__ void __launch_bounds__(Source::template at<TGEMM_DEVICE_ARCH>::thread
   if (!tile_of_block<policy::raster_group>(grid, tile_row, tile_col)) return;
   auto& smem = *static_cast<device::shared_storage<policy>*>(dynamic_shared_memory());
   device::problem_of<policy> operands = p;
-  kernel_output_t<Source, Fused> output = e;
+  kernel_output_t<Source, Fused, User> output = e;
   if (split.slices > 1) {
     // This block's k range: the same problem with A and B advanced to its first k; the product goes to this
     // slice's partials, unscaled, and the reduction applies alpha and beta (and a fused epilogue's terms).

@@ -57,7 +57,7 @@ __global__ void wgmma_image_probe() {
 inline constexpr int wgmma_image_marker_bytes = 128;
 
 /// What one call of the Hopper kernel needs besides the two tensor maps.
-template <class ElementC>
+template <class ElementC, class User = device::no_user_op>
 struct tma_wgmma_output {
   ElementC* c;   ///< C, column-major.
   int64_t ldc;   ///< C's leading dimension.
@@ -81,8 +81,9 @@ struct tma_wgmma_output {
   int batch_a;             ///< 1 when A moves with the product (the third coordinate of map_a), 0 for one A.
   int batch_b;             ///< Likewise for B.
   int64_t batch_stride_c;  ///< Elements from one product's C to the next.
-  /// A fused epilogue's terms (the Fused instantiation only; their batch strides walk the products too).
-  device::epilogue_terms<ElementC, float> terms;
+  /// A fused epilogue's terms (the Fused instantiation only; their batch strides walk the products too), with the
+  /// caller's operation where User is one.
+  device::epilogue_terms_t<ElementC, float, User> terms;
 };
 
 /// One product of a grouped launch of the Hopper kernel (tgemm::gemm_grouped(), tgemm::gemm_grouped_device(): each
@@ -278,6 +279,15 @@ __device__ __forceinline__ int slice_of(int item, int tiles, int k_tiles, int sl
   return slice;
 }
 
+/// A fused epilogue's activated value of (row, col) as stored where the terms carry a caller's operation: clamped (the
+/// linear family's relu is in the bounds), then through the operation. (The built-in terms alone store the clamped
+/// value, spelled out where it is stored: routing it through a function changed the kernels' schedule.)
+template <class Terms>
+__device__ __forceinline__ float user_value(const Terms& terms, const device::preloaded_bounds& bounds, float v,
+                                            int64_t row, int64_t col) {
+  return terms.apply_user(device::detail::clamp_keeping_nan(v, bounds.lower, bounds.upper), row, col);
+}
+
 /// Step 1 of store_fused_tile for the accumulators of one 64-column group: sum x (row factor x column factor) + (row
 /// bias + column bias [+ beta C when ReadC]), in place.
 template <class Policy, bool ReadC, int SplitCount>
@@ -324,9 +334,9 @@ __device__ __forceinline__ void fused_values(int group, float (&acc)[Policy::blo
 /// code and most of their compile time. A 16-bit C with out.tma_store leaves through the staging tile and TMA stores
 /// as the plain kernel's does; otherwise each lane writes its elements, reading C (from terms.source when D is
 /// separate) when read_c.
-template <class Policy, bool TmaEpilogue, int SplitCount>
-__device__ __forceinline__ void store_fused_tile(const tma_wgmma_output<typename Policy::element_c>& out,
-                                                 const device::epilogue_terms<typename Policy::element_c, float>& terms,
+template <class Policy, bool TmaEpilogue, int SplitCount, class User>
+__device__ __forceinline__ void store_fused_tile(const tma_wgmma_output<typename Policy::element_c, User>& out,
+                                                 const device::epilogue_terms_t<typename Policy::element_c, float, User>& terms,
                                                  const device::preloaded_terms<float> (&rows)[2],
                                                  float (&acc)[Policy::block_n / 2],
                                                  const float (&acc_small)[SplitCount],
@@ -335,6 +345,7 @@ __device__ __forceinline__ void store_fused_tile(const tma_wgmma_output<typename
                                                  uint8_t* store_tile, bool store_issuer, const CUtensorMap& map_c) {
 #if TGEMM_HAS_WGMMA
   using element_c = typename Policy::element_c;
+  using terms_type = device::epilogue_terms_t<element_c, float, User>;
   constexpr int bn = Policy::block_n;
   constexpr bool approximate = sizeof(element_c) < 4;
   const device::activation_constants<float> k(terms.act);
@@ -402,9 +413,15 @@ __device__ __forceinline__ void store_fused_tile(const tma_wgmma_output<typename
 #pragma unroll
           for (int i = 0; i < 4; ++i) {  // rows g (+ 8), columns 2t and 2t + 1 of chunk j + i / 2
             const int index = 4 * (j + i / 2) + 2 * (i % 2);
-            packed[i] = pack_pair<element_c>(device::detail::clamp_keeping_nan(acc[index], bounds.lower, bounds.upper),
-                                             device::detail::clamp_keeping_nan(acc[index + 1], bounds.lower,
-                                                                               bounds.upper));
+            if constexpr (terms_type::has_user_op) {
+              const int64_t row = row0 + lane / 4 + 8 * (i % 2), col = lane_col + 8 * (j + i / 2);
+              packed[i] = pack_pair<element_c>(user_value(terms, bounds, acc[index], row, col),
+                                               user_value(terms, bounds, acc[index + 1], row, col + 1));
+            } else {
+              packed[i] = pack_pair<element_c>(device::detail::clamp_keeping_nan(acc[index], bounds.lower, bounds.upper),
+                                               device::detail::clamp_keeping_nan(acc[index + 1], bounds.lower,
+                                                                                 bounds.upper));
+            }
           }
           const int matrix = lane / 8, column = 16 * group + 8 * (matrix / 2) + lane % 8;
           const int unit = (2 * warp + matrix % 2) ^ (column % 8);
@@ -433,8 +450,13 @@ __device__ __forceinline__ void store_fused_tile(const tma_wgmma_output<typename
       for (int e = 0; e < 2; ++e) {
         const int offset = 8 * j + e, i = 4 * j + 2 * h + e;
         if (row_inside[h] && offset < columns.left) {
-          c_row[h][offset * out.ldc] =
-              convert<element_c>(device::detail::clamp_keeping_nan(acc[i], bounds.lower, bounds.upper));
+          if constexpr (terms_type::has_user_op) {
+            c_row[h][offset * out.ldc] =
+                convert<element_c>(user_value(terms, bounds, acc[i], row0 + lane / 4 + 8 * h, lane_col + offset));
+          } else {
+            c_row[h][offset * out.ldc] =
+                convert<element_c>(device::detail::clamp_keeping_nan(acc[i], bounds.lower, bounds.upper));
+          }
         }
       }
     }
@@ -507,11 +529,12 @@ __device__ __forceinline__ void direct_strip(const typename Policy::element_a* a
 /// and C unused). Or tma_wgmma_pointer_arrays (tgemm::gemm_batched()'s device arrays of pointers): products of one
 /// size walked as a strided batch's, each read and written through the address maps map_a, map_b and map_c at the
 /// coordinates of its pointers. The other instantiations take an empty `groups`.
-template <class Policy, op OpA, op OpB, bool SlicedK = false, bool Fused = false, class Groups = tma_wgmma_no_groups>
+template <class Policy, op OpA, op OpB, bool SlicedK = false, bool Fused = false, class Groups = tma_wgmma_no_groups,
+          class User = device::no_user_op>
 __global__ void __launch_bounds__(Policy::threads, 1)
     gemm_tma_wgmma(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-                   const __grid_constant__ CUtensorMap map_c, const tma_wgmma_output<typename Policy::element_c> out,
-                   const __grid_constant__ Groups groups) {
+                   const __grid_constant__ CUtensorMap map_c,
+                   const tma_wgmma_output<typename Policy::element_c, User> out, const __grid_constant__ Groups groups) {
 #if TGEMM_HAS_WGMMA
   // Pointer arrays walk (product, tile) work items as a strided batch does, reading each product's pointers.
   constexpr bool pointer_arrays = is_pointer_arrays<Groups>::value;
@@ -810,7 +833,7 @@ __global__ void __launch_bounds__(Policy::threads, 1)
       // hides behind it (four registers; the terms' pointers are read again after it).
       [[maybe_unused]] device::preloaded_terms<float> fused_rows[2];
       if constexpr (Fused) {
-        const device::epilogue_terms<element_c, float> terms = out.terms.product(product);
+        const device::epilogue_terms_t<element_c, float, User> terms = out.terms.product(product);
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
           fused_rows[h] = device::row_terms<float>(terms, row0 + lane / 4 + 8 * h, out.m);
@@ -902,7 +925,7 @@ __global__ void __launch_bounds__(Policy::threads, 1)
       if constexpr (Fused) {
         // A fused epilogue: its terms for this product (read after the main loop, so that their pointers are not held
         // in registers through it), and the tile's stores (store_fused_tile).
-        const device::epilogue_terms<element_c, float> terms = out.terms.product(product);
+        const device::epilogue_terms_t<element_c, float, User> terms = out.terms.product(product);
         store_fused_tile<Policy, tma_epilogue>(out, terms, fused_rows, acc, acc_small, c_out, row0, col0, tile_m,
                                                product, consumer, warp, lane, read_c, store_tile, store_issuer, map_c);
         continue;

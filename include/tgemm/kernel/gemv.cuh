@@ -46,8 +46,9 @@ __host__ __device__ constexpr int64_t gemv_block_columns(bool along_k) {
   return along_k ? int64_t(gemv_warps) * tuning::gemv_warp_columns : int64_t(32) * gemv_vector<Element>;
 }
 
-/// The arguments of a GEMV kernel (see the file comment for the roles).
-template <class Element, class Out, class Acc>
+/// The arguments of a GEMV kernel (see the file comment for the roles). User: a caller's operation in the fused
+/// epilogue's terms (device::epilogue_terms).
+template <class Element, class Out, class Acc, class User = device::no_user_op>
 struct gemv_params {
   const Element* matrix;  ///< m(l, j) at l + j ld (along k) or j + l ld (along n); 16-byte aligned lines.
   int64_t ld;             ///< Elements between the matrix's lines.
@@ -72,7 +73,7 @@ struct gemv_params {
   int64_t batch_out;      ///< Elements between products' C.
   bool fused;             ///< C's elements go through device::finish() with `terms` (tgemm::epilogue).
   bool out_rows_are_r;    ///< out(r, j) is C(r, j) (one row of C); else C(j, r) (one column): for `terms`.
-  device::epilogue_terms<Out, Acc> terms;  ///< A fused epilogue's terms, relative to `out` (with `fused`).
+  device::epilogue_terms_t<Out, Acc, User> terms;  ///< A fused epilogue's terms, relative to `out` (with `fused`).
 };
 
 namespace detail {
@@ -103,8 +104,8 @@ __device__ __forceinline__ uint4 load_vector(const Element* p) {
 
 /// x(r, l .. l + V) as Acc: one 16-byte load where the vectors are contiguous along k and 16-byte aligned
 /// (x_vector), else V loads; either way from L1 (every warp of a block reads the same vectors).
-template <class Element, class Out, class Acc>
-__device__ __forceinline__ void load_x(const gemv_params<Element, Out, Acc>& p, const Element* x, int64_t l,
+template <class Element, class Out, class Acc, class User>
+__device__ __forceinline__ void load_x(const gemv_params<Element, Out, Acc, User>& p, const Element* x, int64_t l,
                                        Acc (&values)[gemv_vector<Element>]) {
   constexpr int V = gemv_vector<Element>;
   if (p.x_vector) {
@@ -118,8 +119,8 @@ __device__ __forceinline__ void load_x(const gemv_params<Element, Out, Acc>& p, 
 }
 
 /// Writes one sum: to the slice's partials, or alpha sum + beta C to C.
-template <class Element, class Out, class Acc>
-__device__ __forceinline__ void store_sum(const gemv_params<Element, Out, Acc>& p, Out* out, int64_t r, int64_t j,
+template <class Element, class Out, class Acc, class User>
+__device__ __forceinline__ void store_sum(const gemv_params<Element, Out, Acc, User>& p, Out* out, int64_t r, int64_t j,
                                           Acc sum) {
   if (p.partials != nullptr) {
     p.partials[int64_t(blockIdx.z) * p.slice_stride + r * p.out_row + j * p.out_col] = sum;
@@ -127,7 +128,7 @@ __device__ __forceinline__ void store_sum(const gemv_params<Element, Out, Acc>& 
   }
   Out* c = out + r * p.out_row + j * p.out_col;
   if (p.fused) {  // a product's terms: blockIdx.z is the product here (unsplit launches)
-    const device::epilogue_terms<Out, Acc> t = p.terms.product(blockIdx.z);
+    const device::epilogue_terms_t<Out, Acc, User> t = p.terms.product(blockIdx.z);
     const int64_t row = p.out_rows_are_r ? r : j, col = p.out_rows_are_r ? j : r;
     const bool read_c = p.beta != Acc(0);
     const Out old = !read_c ? zero<Out>() : t.source ? t.source[row + col * t.ld_source] : *c;
@@ -140,8 +141,8 @@ __device__ __forceinline__ void store_sum(const gemv_params<Element, Out, Acc>& 
 }
 
 /// The k range of this block and the operands of its product (blockIdx.z: a slice of k, or a product of a batch).
-template <class Element, class Out, class Acc>
-__device__ __forceinline__ void block_operands(const gemv_params<Element, Out, Acc>& p, int64_t& k_begin,
+template <class Element, class Out, class Acc, class User>
+__device__ __forceinline__ void block_operands(const gemv_params<Element, Out, Acc, User>& p, int64_t& k_begin,
                                                int64_t& k_end, const Element*& matrix, const Element*& x, Out*& out) {
   k_begin = 0, k_end = p.k;
   matrix = p.matrix, x = p.x, out = p.out;
@@ -158,8 +159,8 @@ __device__ __forceinline__ void block_operands(const gemv_params<Element, Out, A
 
 /// The product with matrix lines contiguous along k: one dot product per output, warps owning W lines each (grid: blocks of gemv_block_columns(true) lines; z: slices or products).
 template <class Element, class Out, class Acc, int Rows, int W = tuning::gemv_warp_columns,
-          int Unroll = tuning::gemv_along_k_unroll, bool Streaming = true>
-__global__ void __launch_bounds__(gemv_threads) gemv_along_k(const gemv_params<Element, Out, Acc> p) {
+          int Unroll = tuning::gemv_along_k_unroll, bool Streaming = true, class User = device::no_user_op>
+__global__ void __launch_bounds__(gemv_threads) gemv_along_k(const gemv_params<Element, Out, Acc, User> p) {
   static_assert(Rows >= 1 && Rows <= gemv_max_rows, "a GEMV kernel serves 1 to gemv_max_rows vectors");
   static_assert(Rows * W <= 32, "one lane writes each of a warp's sums");
   constexpr int V = gemv_vector<Element>;
@@ -253,8 +254,8 @@ __global__ void __launch_bounds__(gemv_threads) gemv_along_k(const gemv_params<E
 /// block's warps take interleaved rows l and add their sums through shared memory (grid: blocks of
 /// gemv_block_columns(false) columns; z: slices or products).
 template <class Element, class Out, class Acc, int Rows, int Unroll = tuning::gemv_along_n_unroll,
-          bool Streaming = true, bool Staged = tuning::gemv_along_n_staged>
-__global__ void __launch_bounds__(gemv_threads) gemv_along_n(const gemv_params<Element, Out, Acc> p) {
+          bool Streaming = true, bool Staged = tuning::gemv_along_n_staged, class User = device::no_user_op>
+__global__ void __launch_bounds__(gemv_threads) gemv_along_n(const gemv_params<Element, Out, Acc, User> p) {
   static_assert(Rows >= 1 && Rows <= gemv_max_rows, "a GEMV kernel serves 1 to gemv_max_rows vectors");
   constexpr int V = gemv_vector<Element>;
   constexpr int chunk = tuning::gemv_along_n_stage / Rows;  // k of the vectors staged at a time

@@ -20,11 +20,11 @@ inline constexpr int reduce_threads = 256;
 /// used 16 of 256 threads), loading reduce_batch slices at a time. With one slice it is the copy of a product
 /// staged in an aligned buffer to a misaligned C. Partials are C's type, or float (the sm_90a kernel's split-K
 /// partials of a 16-bit C). Fused: each element goes through device::finish() with `terms` (tgemm::epilogue) instead.
-template <class Partial, class Element, class Scalar>
+template <class Partial, class Element, class Scalar, class User = device::no_user_op>
 __global__ void __launch_bounds__(reduce_threads)
     reduce_split_k(const Partial* __restrict__ partials, int64_t ld_partials, int64_t slice_stride, int slices,
                    int64_t m, int64_t n, Scalar alpha, Scalar beta, Element* __restrict__ c, int64_t ldc, bool fused,
-                   const device::epilogue_terms<Element, Scalar> terms) {
+                   const device::epilogue_terms_t<Element, Scalar, User> terms) {
   // The flat index is turned into (row, col) by one division per thread, then stepped. (Dividing for every
   // element measured the same on an H200, within 0.4 us: memory bounds the kernel at split-K sizes.)
   const int64_t first = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;

@@ -16,12 +16,12 @@ inline constexpr int scale_threads = 256;
 /// without reading C. Grid-stride in both dimensions, so any size fits any grid; blockIdx.z picks the product of a
 /// strided batch (C + blockIdx.z stride_c). Fused: D = act(beta C + biases), clamped (device::finish() with a zero
 /// product; `terms` of tgemm::epilogue), C read from terms.source when D is separate.
-template <class Element, class Scalar>
+template <class Element, class Scalar, class User = device::no_user_op>
 __global__ void __launch_bounds__(scale_threads)
     scale_c(Element* c, int64_t ldc, int64_t m, int64_t n, Scalar beta, int64_t stride_c, bool fused,
-            const device::epilogue_terms<Element, Scalar> all_terms) {
+            const device::epilogue_terms_t<Element, Scalar, User> all_terms) {
   c += int64_t(blockIdx.z) * stride_c;
-  const device::epilogue_terms<Element, Scalar> terms = all_terms.product(blockIdx.z);
+  const device::epilogue_terms_t<Element, Scalar, User> terms = all_terms.product(blockIdx.z);
   for (int64_t col = blockIdx.y; col < n; col += gridDim.y) {
     for (int64_t row = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; row < m; row += int64_t(gridDim.x) * blockDim.x) {
       Element* x = c + row + col * ldc;
