@@ -1,6 +1,8 @@
 // tgemm's fused epilogue (tgemm::epilogue: bias + GELU) against cuBLASLt's (CUBLASLT_EPILOGUE_GELU_BIAS), bf16 and
 // float (strict FP32), timed side by side in one process; the bias alone (CUBLASLT_EPILOGUE_BIAS) and the plain
-// products (tgemm::gemm(), cuBLASLt's default epilogue) beside them.
+// products (tgemm::gemm(), cuBLASLt's default epilogue) beside them; and tgemm with the GELU as the caller's own
+// `__device__` lambda (tgemm::with_op, bench/epilogue_user_op.cu) against tgemm's built-in bias + GELU (row
+// "user-gelu": its "Lt" columns hold the built-in call, its ratio is built-in time / lambda time).
 //
 // Usage: tgemm_bench_epilogue [--reps N] [--out DIR]
 //   --reps   timed repetitions per pair (default 30).
@@ -38,6 +40,12 @@
 #include <random>
 #include <string>
 #include <vector>
+
+namespace tgemm::bench {
+/// D = GELU(A B + bias): the bias built in, GELU the caller's lambda (bench/epilogue_user_op.cu).
+template <class T>
+status gemm_bias_user_gelu(int64_t m, int64_t n, int64_t k, const T* a, const T* b, const T* bias, T* d);
+}  // namespace tgemm::bench
 
 namespace {
 
@@ -215,6 +223,28 @@ void run_shapes(cublasLtHandle_t handle, int l2, int reps, std::ofstream& csv,
           },
           reps, 3);
       row_out(kind == 0 ? "bias+gelu" : kind == 1 ? "bias" : "plain", measured{p.first_ms, p.second_ms});
+    }
+    // The GELU as the caller's lambda, interleaved with the built-in bias + GELU (same inputs, same D).
+    {
+      const auto user_call = [&] {
+        const int i = turn % sets;
+        if (tgemm::bench::gemm_bias_user_gelu<T>(m, n, k, a[i], b[i], bias, d_tgemm) != tgemm::status::success) {
+          std::fprintf(stderr, "tgemm::gemm (user op) failed: %s
+", tgemm::last_error().message.c_str());
+          std::exit(2);
+        }
+      };
+      const tgemm::test::paired_medians p = tgemm::test::interleaved_medians(
+          [&](bool first) {
+            if (first) {
+              user_call();
+            } else {
+              tgemm_call(0);
+            }
+            if (!first) ++turn;
+          },
+          reps, 3);
+      row_out("user-gelu", measured{p.first_ms, p.second_ms});
     }
     for (int i = 0; i < sets; ++i) cudaFree(a[i]), cudaFree(b[i]);
     cudaFree(bias), cudaFree(d_tgemm), cudaFree(d_lt);

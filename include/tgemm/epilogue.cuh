@@ -44,4 +44,26 @@ struct epilogue {
   int64_t stride_column_scale = 0;             ///< Elements between products' column_scale (0: shared).
 };
 
+/// A tgemm::epilogue with the caller's own operation applied last (made by tgemm::with_op()): for element (i, j) of
+/// product `batch` (0 for one GEMM),
+///
+///     D(i, j) = op(v, i, j, batch)
+///
+/// where v is what the built-in epilogue would store, before its rounding to C's type (float, or double for a double
+/// C), and i, j count rows and columns as the caller's `order` has them. What op returns is rounded to C's type and
+/// stored. Op is a functor or lambda callable on the GPU as `op(float v, int64_t i, int64_t j, int64_t batch)`
+/// (double v for double), copied to the GPU by value with each launch: it captures values and device pointers, never
+/// references. A `__device__` lambda needs nvcc's `--extended-lambda` flag. The kernels of such a call compile where
+/// it is made (a set per Op type), so it is available in header-only mode only (see config.cuh).
+template <class TC, class Op>
+struct user_epilogue : epilogue<TC> {
+  Op op;  ///< The caller's operation.
+};
+
+/// The epilogue `ep` with the caller's operation `op` applied last (see tgemm::user_epilogue).
+template <class TC, class Op>
+user_epilogue<TC, Op> with_op(const epilogue<TC>& ep, Op op) {
+  return user_epilogue<TC, Op>{ep, op};
+}
+
 }  // namespace tgemm

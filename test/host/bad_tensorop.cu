@@ -1,6 +1,7 @@
 // Compile-fail cases for the tensor-core types: tgemm::tensorop_policy's static_asserts, and tgemm::gemm() called
-// with an element combination it does not multiply (test/host/CMakeLists.txt compiles this file once per case, in
-// compiled mode so that no kernel is built, and expects each case but 0 to fail with its own message).
+// with an element combination it does not multiply, or with a tgemm::user_epilogue in compiled mode
+// (test/host/CMakeLists.txt compiles this file once per case, in compiled mode so that no kernel is built, and
+// expects each case but 0 to fail with its own message).
 #include <tgemm/gemm.cuh>
 
 #ifndef TGEMM_BAD_TENSOROP_CASE
@@ -65,6 +66,16 @@ using bad_policy = tensorop_policy<block_shape<64, 64, 8>, warp_shape<32, 32>, m
 // double A and B with a float C.
 using bad_policy =
     tensorop_policy<block_shape<64, 64, 16>, warp_shape<32, 32>, mma_shape<16, 8, 4>, 4, double, float>;
+#elif TGEMM_BAD_TENSOROP_CASE == 10
+// A tgemm::user_epilogue in a translation unit of the compiled mode, where its kernels cannot compile.
+struct twice {
+  __device__ float operator()(float v, int64_t, int64_t, int64_t) const { return 2 * v; }
+};
+tgemm::status call_user_epilogue(const float* a, float* c) {
+  return tgemm::gemm(tgemm::layout::col_major, tgemm::op::none, tgemm::op::none, 8, 8, 8, 1.0f, a, 8, a, 8, 0.0f, c, 8,
+                     tgemm::with_op(tgemm::epilogue<float>{}, twice{}));
+}
+using bad_policy = tensorop_policy<block_shape<64, 64, 16>, warp_shape<32, 32>, mma_shape<16, 8, 4>, 4, double>;
 #else
 #error "unknown TGEMM_BAD_TENSOROP_CASE"
 #endif

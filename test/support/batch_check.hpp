@@ -22,6 +22,7 @@
 #include <mutex>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace tgemm::test {
@@ -99,9 +100,13 @@ inline int64_t batch_elements(int64_t count, int64_t stride, int64_t span) {
 
 /// Runs `c` through tgemm::gemm_strided_batched() (with the caller's workspace when `own_workspace`) and checks every
 /// product's C against the reference, and every element of C's buffer that no product owns (padding, gaps, a guard
-/// after the last) for its sentinel. Returns the plan that ran.
-template <class AB, class C>
-inline tgemm::detail::plan run_batch(const batch_case& c, bool own_workspace = false) {
+/// after the last) for its sentinel. Returns the plan that ran. With `op` (a fused epilogue, c.ep.on; not with
+/// own_workspace): the call takes tgemm::with_op(epilogue, *op), and the reference applies op->reference(value, i, j,
+/// product) to each result last. Op's operation must be a contraction plus a term exact in C's type (the bound adds
+/// one rounding of the result).
+template <class AB, class C, class Op = tgemm::device::no_user_op>
+inline tgemm::detail::plan run_batch(const batch_case& c, bool own_workspace = false, const Op* op = nullptr) {
+  constexpr bool user_op = !std::is_same<Op, tgemm::device::no_user_op>::value;
   INFO(c.describe() << " A,B " << tgemm::element_traits<AB>::name << " C " << tgemm::element_traits<C>::name);
   constexpr int64_t guard = 64;
   const int64_t a_count = batch_elements(c.count, c.sa(), c.span_a());
@@ -185,7 +190,14 @@ inline tgemm::detail::plan run_batch(const batch_case& c, bool own_workspace = f
   tgemm::options opts;
   opts.math = c.math;
   status s = status::success;
-  if (e.on) {
+  if constexpr (user_op) {
+    REQUIRE(e.on);
+    REQUIRE(!own_workspace);
+    REQUIRE(op != nullptr);
+    s = tgemm::gemm_strided_batched(c.order, c.op_a, c.op_b, c.m, c.n, c.k, c.alpha, da.get(), c.lda(), c.sa(),
+                                    db.get(), c.ldb(), c.sb(), c.beta, dc.get(), c.ldc(), c.sc(), c.count,
+                                    tgemm::with_op(epilogue, *op), nullptr, opts);
+  } else if (e.on) {
     if (own_workspace) {
       size_t bytes = 0;
       REQUIRE(tgemm::gemm_strided_batched_workspace_size(c.order, c.op_a, c.op_b, c.m, c.n, c.k, c.alpha, da.get(),
@@ -279,9 +291,14 @@ inline tgemm::detail::plan run_batch(const batch_case& c, bool own_workspace = f
             if (want < (long double)e.clamp_min) want = e.clamp_min;
             if (want > (long double)e.clamp_max) want = e.clamp_max;
           }
+          double op_term = 0;  // the operation's own rounding of its result
+          if constexpr (user_op) {
+            want = op->reference(want, i, j, p);
+            op_term = 2 * u_acc * std::fabs(double(want));
+          }
           const size_t out_at = size_t(p * out_stride + index_of(c.order, i, j, out_ld));
           const double got = to_double(out[out_at]);
-          const double allowed = slope * (factor + (e.on ? 4 * u_acc : 0.0)) * magnitude + act_term +
+          const double allowed = slope * (factor + (e.on ? 4 * u_acc : 0.0)) * magnitude + act_term + op_term +
                                  roundoff * std::fabs(double(want)) + underflow_floor<C>();
           const double error = std::fabs(got - double(want));
           if (!std::isfinite(got) || !(error <= allowed)) {

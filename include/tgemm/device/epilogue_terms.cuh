@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <new>
 #include <type_traits>
 
 #include "../numeric.cuh"
@@ -68,6 +69,23 @@ struct epilogue_terms {
 
 };
 
+/// A caller's element-wise operation as the terms hold it: in a union, so that the terms have a default constructor
+/// and an assignment (a lambda has neither); copied bit for bit to the kernels, as any argument.
+template <class User>
+struct user_operation {
+  union {
+    User op;    ///< Called as op(value, row, col, batch) on each result; returns the value stored.
+    char none;  ///< What a default-constructed one holds.
+  };
+  __host__ __device__ user_operation() : none() {}
+  __host__ __device__ explicit user_operation(const User& u) : op(u) {}
+  user_operation(const user_operation&) = default;
+  __host__ __device__ user_operation& operator=(const user_operation& other) {
+    new (&op) User(other.op);  // the operation is trivially copyable: nothing to destroy first
+    return *this;
+  }
+};
+
 /// The built-in terms with a caller's element-wise operation (a functor or `__device__` lambda given to
 /// tgemm::gemm()), applied last: D(i, j) = op(clamp(act(v)), i, j, batch), and what turns a kernel's (row, col) into
 /// the caller's (row, col, batch): the kernels see a column-major C that may be a block of the caller's (a peeled
@@ -79,13 +97,7 @@ struct user_epilogue_terms : epilogue_terms<ElementC, Scalar> {
   static_assert(std::is_trivially_copyable<User>::value,
                 "a user epilogue's operation travels to the GPU as a kernel argument: it must be trivially copyable "
                 "(capture values and device pointers, not references)");
-  /// The operation, held in a union so that the terms have a default constructor (a lambda has none).
-  union operation {
-    User op;    ///< Called as op(value, row, col, batch) on each result; returns the value stored.
-    char none;  ///< What a default-constructed one holds.
-    __host__ __device__ operation() : none() {}
-    __host__ __device__ explicit operation(const User& u) : op(u) {}
-  } user;
+  user_operation<User> user;  ///< The operation.
   int64_t row0 = 0;      ///< The kernel's row 0 within the caller's column-major C (the kernels' terms).
   int64_t col0 = 0;      ///< Likewise for column 0.
   int64_t batch = 0;     ///< The product (group) the kernel writes.

@@ -16,13 +16,18 @@
 
 namespace tgemm::detail {
 
-/// The element types of one GEMM: A, B, C, and alpha and beta (declared with its defaults in host/gemm.cuh).
-template <class A, class B, class C, class Scalar>
+/// The element types of one GEMM: A, B, C, and alpha and beta (declared with its defaults in host/gemm.cuh), and
+/// the type of a caller's epilogue operation (tgemm::user_epilogue; device::no_user_op: none), which the fused
+/// epilogue's terms carry.
+template <class A, class B, class C, class Scalar, class User>
 struct gemm_types {
   using element_a = A;       ///< A's elements.
   using element_b = B;       ///< B's elements.
   using element_c = C;       ///< C's elements.
   using scalar_type = Scalar;  ///< alpha and beta.
+  using user_op = User;        ///< The caller's epilogue operation (device::no_user_op: none).
+  /// A fused epilogue's terms in the kernels' form.
+  using terms_type = device::epilogue_terms_t<C, Scalar, User>;
 };
 
 /// The types of a policy's GEMM.
@@ -46,7 +51,7 @@ struct canonical_call {
   const char* name_b = "B";     ///< The caller's name for problem.b.
   bool fused = false;           ///< The call has a tgemm::epilogue: its final writes go through `terms`.
   /// The fused epilogue's terms (with `fused`; update.c is then D, and terms.source C when D is separate).
-  device::epilogue_terms<typename Types::element_c, typename Types::scalar_type> terms;
+  typename Types::terms_type terms;
 };
 
 /// The stored shape of an operand: `contiguous` elements along the leading dimension, `strided` lines of them.

@@ -53,17 +53,18 @@ struct split_k_kernels;
 /// The gemm kernels of one tuning table, by (slot, op pair, padded loads): what tgemm::gemm() launches. Every
 /// kernel the planner may choose is instantiated here, and only those (general reads op(A) along m, general_tn
 /// and general_tt along k; only general has a padded variant). Fused: the kernels of calls with a tgemm::epilogue,
-/// which fold its terms into their stores (a second set, instantiated only where such a call is compiled).
-template <class Table, bool Fused = false>
+/// which fold its terms into their stores (a second set, instantiated only where such a call is compiled); User: with
+/// a caller's operation too (tgemm::user_epilogue: a set per operation type, compiled where the call is).
+template <class Table, bool Fused = false, class User = device::no_user_op>
 struct tuned_kernels {
   /// A kernel's policy source.
   template <tuning::slot Slot>
   using source = kernel::tuned_policy<Table, Slot>;
-  /// The GEMM's element types.
-  using types = types_of<kernel::host_policy<source<tuning::slot::general>>>;
+  /// The GEMM's element types (with the caller's operation type).
+  using types = with_user_op<types_of<kernel::host_policy<source<tuning::slot::general>>>, User>;
   /// The common type of the table's kernels.
   using kernel_type = void (*)(const device::basic_problem<typename types::element_a, typename types::element_b>,
-                               const kernel::kernel_output_t<source<tuning::slot::general>, Fused>,
+                               const kernel::kernel_output_t<source<tuning::slot::general>, Fused, User>,
                                const kernel::tile_grid, const kernel::split_k<typename types::element_c>,
                                const kernel::readable_extent);
 
@@ -115,10 +116,10 @@ struct tuned_kernels {
       for_each_op_pair([&](auto a, auto b) {
         constexpr op op_a = decltype(a)::value, op_b = decltype(b)::value;
         if constexpr (exists<s, op_a, op_b, false>()) {
-          f(kernel_type(&kernel::gemm_kernel<source<s>, op_a, op_b, false, Fused>), s, op_a, op_b, false);
+          f(kernel_type(&kernel::gemm_kernel<source<s>, op_a, op_b, false, Fused, User>), s, op_a, op_b, false);
         }
         if constexpr (exists<s, op_a, op_b, true>()) {
-          f(kernel_type(&kernel::gemm_kernel<source<s>, op_a, op_b, true, Fused>), s, op_a, op_b, true);
+          f(kernel_type(&kernel::gemm_kernel<source<s>, op_a, op_b, true, Fused, User>), s, op_a, op_b, true);
         }
       });
     });
@@ -137,7 +138,7 @@ struct tuned_kernels {
 
   /// Launches a split step whose partials are float (a 16-bit C): see split_k_kernels.
   status launch_float_partials(const plan_step& s, const gemm_launch<types>& g, cudaStream_t stream, int device) const {
-    return split_k_kernels<Table>::launch_float_partials(op_a, op_b, s, g, stream, device);
+    return split_k_kernels<Table>::launch_float_partials(op_a, op_b, s, without_user_op_launch(g), stream, device);
   }
 
   /// The table's sm_90a kernel policy (void: none); its kernels are made ready on first use, not by read_facts().
@@ -191,11 +192,13 @@ struct tuned_kernels {
     }
     if (s.wgmma && s.slices > 1) return split_k_kernels<Table>::prepare_sliced(op_a, op_b, s.wgmma_small, device);
     if constexpr (!std::is_void<wgmma_small_policy>::value) {
-      if (s.wgmma && s.wgmma_small) return wgmma_kernels<wgmma_small_policy>::template prepare<Fused>(op_a, op_b, device);
+      if (s.wgmma && s.wgmma_small) {
+        return wgmma_kernels<wgmma_small_policy>::template prepare<Fused, User>(op_a, op_b, device);
+      }
     }
     if constexpr (!std::is_void<wgmma_policy>::value) {
       if (s.wgmma && s.slices == 1 && !s.wgmma_small) {
-        return wgmma_kernels<wgmma_large_policy>::template prepare<Fused>(op_a, op_b, device);
+        return wgmma_kernels<wgmma_large_policy>::template prepare<Fused, User>(op_a, op_b, device);
       }
     }
     if (s.wgmma) return no_wgmma_kernel(device);
@@ -218,11 +221,13 @@ struct tuned_kernels {
   /// Launches a gemm step of a plan.
   status launch(const plan_step& s, const gemm_launch<types>& g, cudaStream_t stream, int device) const {
     if (s.gemv) return gemv_kernels<types>::launch(s, g, op_a, op_b, stream, device);
-    if (s.wgmma && s.slices > 1) return split_k_kernels<Table>::launch_sliced(op_a, op_b, s, g, stream, device);
+    if (s.wgmma && s.slices > 1) {
+      return split_k_kernels<Table>::launch_sliced(op_a, op_b, s, without_user_op_launch(g), stream, device);
+    }
     if constexpr (!std::is_void<wgmma_small_policy>::value) {
       if (s.wgmma && s.wgmma_small) {  // a batch in one grid too (see the large tile's below)
         const batch_shape batch{int64_t(g.grid.z), g.tiles.stride_a, g.tiles.stride_b, g.tiles.stride_c};
-        return wgmma_kernels<wgmma_small_policy>::template launch<Fused>(
+        return wgmma_kernels<wgmma_small_policy>::template launch<Fused, User>(
             op_a, op_b, g.problem.m, g.problem.n, g.problem.k, g.output.alpha, g.problem.a, g.problem.lda,
             g.problem.b, g.problem.ldb, g.output.beta, g.output.c, g.output.ldc, s.grid_x, s.tile_group, stream,
             device, batch, g.terms);
@@ -232,7 +237,7 @@ struct tuned_kernels {
       if (s.wgmma && s.slices == 1 && !s.wgmma_small) {
         // A strided batch run in one grid: its products are gridDim.z of the other kernels, walked by these.
         const batch_shape batch{int64_t(g.grid.z), g.tiles.stride_a, g.tiles.stride_b, g.tiles.stride_c};
-        return wgmma_kernels<wgmma_large_policy>::template launch<Fused>(
+        return wgmma_kernels<wgmma_large_policy>::template launch<Fused, User>(
             op_a, op_b, g.problem.m, g.problem.n, g.problem.k, g.output.alpha, g.problem.a, g.problem.lda,
             g.problem.b, g.problem.ldb, g.output.beta, g.output.c, g.output.ldc, s.grid_x,
             large_tile_group(s.tile_group), stream, device, batch, g.terms);
@@ -247,7 +252,7 @@ struct tuned_kernels {
                   tuning::to_string(s.slot), op_letter(op_a), op_letter(op_b), s.padded ? " with padded loads" : "");
     }
     if constexpr (Fused) {
-      device::basic_fused_combination<typename types::element_c, typename types::scalar_type> output;
+      device::basic_fused_combination<typename types::element_c, typename types::scalar_type, User> output;
       static_cast<device::basic_linear_combination<typename types::element_c, typename types::scalar_type>&>(output) =
           g.output;
       output.terms = g.terms;  // empty for a step writing to the workspace
@@ -509,8 +514,8 @@ status dispatch(const canonical_call<Types>& call, cudaStream_t stream, const wo
   device_scope scope(stream);
   if (scope.state() != status::success) return scope.state();
   const int device = scope.device();
-  using kernels =
-      tuned_kernels<typename tuning::table_for<typename Types::element_a, typename Types::element_c, Math>::type, Fused>;
+  using table = typename tuning::table_for<typename Types::element_a, typename Types::element_c, Math>::type;
+  using kernels = tuned_kernels<table, Fused, typename Types::user_op>;
   static_assert(std::is_same<typename kernels::types, Types>::value, "the tuning table serves other element types");
   plan p;
   typename kernels::known_device uncached;
@@ -565,6 +570,29 @@ status gemm_fused_typed(layout order, op op_a, op op_b, int64_t m, int64_t n, in
       s != status::success) {
     return s;
   }
+  if (status s = check_alignment(call, 1, "tgemm::gemm"); s != status::success) return s;
+  return dispatch<Types, Math, true>(call, stream, ws, size_only);
+}
+
+template <class Types, math_mode Math, class Op>
+status gemm_user_typed(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k,
+                       typename Types::scalar_type alpha, const typename Types::element_a* A, int64_t lda,
+                       const typename Types::element_b* B, int64_t ldb, typename Types::scalar_type beta,
+                       typename Types::element_c* C, int64_t ldc,
+                       const user_epilogue<typename Types::element_c, Op>& ep, const batch_shape& batch,
+                       cudaStream_t stream, const workspace* ws, size_t* size_only) {
+  static_assert(std::is_same<typename Types::user_op, Op>::value, "the call's types carry the epilogue's operation");
+  canonical_call<Types> call;
+  const epilogue<typename Types::element_c>& built_in = ep;
+  if (status s =
+          check_fused_arguments(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, built_in, call, batch);
+      s != status::success) {
+    return s;
+  }
+  // The operation, and how the kernels' (row, col) of the column-major form become the caller's.
+  call.terms.user = device::user_operation<Op>(ep.op);
+  call.terms.swapped = order == layout::row_major;
+  call.terms.active = true;
   if (status s = check_alignment(call, 1, "tgemm::gemm"); s != status::success) return s;
   return dispatch<Types, Math, true>(call, stream, ws, size_only);
 }

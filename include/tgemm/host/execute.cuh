@@ -35,8 +35,19 @@ struct gemm_launch {
   std::byte* workspace_out = nullptr;  ///< Where a step that writes to the workspace writes (any partials' type).
   bool fused = false;  ///< A fused call's step writing C: its kernel applies `terms`.
   /// The fused epilogue's terms for this step's block of C (empty for steps writing to the workspace).
-  device::epilogue_terms<typename Types::element_c, typename Types::scalar_type> terms;
+  typename Types::terms_type terms;
 };
+
+/// A step's arguments without the caller's epilogue operation: for the kernels that write unscaled partial products
+/// into the workspace (their terms are empty), which calls with and without one share.
+template <class Types>
+gemm_launch<without_user_op<Types>> without_user_op_launch(const gemm_launch<Types>& g) {
+  gemm_launch<without_user_op<Types>> plain;
+  plain.problem = g.problem, plain.output = g.output, plain.tiles = g.tiles, plain.split = g.split;
+  plain.readable = g.readable, plain.grid = g.grid, plain.workspace_out = g.workspace_out, plain.fused = g.fused;
+  static_cast<device::epilogue_terms<typename Types::element_c, typename Types::scalar_type>&>(plain.terms) = g.terms;
+  return plain;
+}
 
 /// The helper kernels of a plan (pack, reduce, scale) for one set of element types.
 template <class Types>
@@ -51,17 +62,18 @@ struct helper_kernels {
   static constexpr auto pack_b_along_mn = &kernel::pack_operand<B, false>;
   static constexpr auto realign_a = &kernel::realign_operand<A, 16 / int(sizeof(A))>;
   static constexpr auto realign_b = &kernel::realign_operand<B, 16 / int(sizeof(B))>;
-  static constexpr auto reduce = &kernel::reduce_split_k<C, C, S>;
+  using U = typename Types::user_op;
+  static constexpr auto reduce = &kernel::reduce_split_k<C, C, S, U>;
   /// The sum of float partials (the sm_90a kernel's split-K) into C; float and 16-bit C only.
   static constexpr bool has_float_partials = !std::is_same<C, double>::value;
   static constexpr auto reduce_float_partials() {
     if constexpr (has_float_partials) {
-      return &kernel::reduce_split_k<float, C, S>;
+      return &kernel::reduce_split_k<float, C, S, U>;
     } else {
       return nullptr;
     }
   }
-  static constexpr auto scale = &kernel::scale_c<C, S>;
+  static constexpr auto scale = &kernel::scale_c<C, S, U>;
 
   /// Makes the helper kernel of a step ready on the device.
   static status prepare(const plan_step& s, int device) {

@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "../config.cuh"
+#include "../device/epilogue_terms.cuh"
 #include "../epilogue.cuh"
 #include "../numeric.cuh"
 #include "../status.cuh"
@@ -21,9 +22,19 @@
 namespace tgemm {
 
 namespace detail {
-/// The element types of one GEMM: A, B, C, and alpha and beta.
-template <class A, class B = A, class C = A, class Scalar = C>
+/// The element types of one GEMM: A, B, C, and alpha and beta; User: a caller's epilogue operation
+/// (device::no_user_op: none).
+template <class A, class B = A, class C = A, class Scalar = C, class User = device::no_user_op>
 struct gemm_types;
+
+/// Types with a caller's epilogue operation of type User.
+template <class Types, class User>
+using with_user_op = gemm_types<typename Types::element_a, typename Types::element_b, typename Types::element_c,
+                                typename Types::scalar_type, User>;
+
+/// Types without a caller's epilogue operation (the steps that write to the workspace, which apply no terms).
+template <class Types>
+using without_user_op = with_user_op<Types, device::no_user_op>;
 
 /// The element combinations tgemm::gemm() multiplies (A, B, C): float x float -> float; double x double ->
 /// double; __half x __half -> __half or float; __nv_bfloat16 x __nv_bfloat16 -> __nv_bfloat16 or float.
@@ -79,6 +90,21 @@ status gemm_fused_typed(layout order, op op_a, op op_b, int64_t m, int64_t n, in
                         typename Types::element_c* C, int64_t ldc, const epilogue<typename Types::element_c>& ep,
                         const batch_shape& batch, cudaStream_t stream, const workspace* ws, size_t* size_only);
 
+/// gemm_fused_typed() for calls whose epilogue has the caller's operation (tgemm::user_epilogue; Types carries its
+/// type): defined in host/dispatcher.cuh, header-only mode only (the kernels compile where the call is).
+template <class Types, math_mode Math, class Op>
+status gemm_user_typed(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k,
+                       typename Types::scalar_type alpha, const typename Types::element_a* A, int64_t lda,
+                       const typename Types::element_b* B, int64_t ldb, typename Types::scalar_type beta,
+                       typename Types::element_c* C, int64_t ldc,
+                       const user_epilogue<typename Types::element_c, Op>& ep, const batch_shape& batch,
+                       cudaStream_t stream, const workspace* ws, size_t* size_only);
+
+/// True where this translation unit compiles the dispatcher's kernels (header-only mode), which calls with a
+/// tgemm::user_epilogue need; dependent on Op, so that only such a call asserts it.
+template <class Op>
+inline constexpr bool user_epilogues_compile_here = TGEMM_DEFINES_DISPATCHER != 0;
+
 /// True when the environment forbids TF32 (NVIDIA_TF32_OVERRIDE=0, as NVIDIA's libraries read it): read once.
 inline bool tf32_forbidden() {
   static const bool forbidden = [] {
@@ -88,16 +114,20 @@ inline bool tf32_forbidden() {
   return forbidden;
 }
 
-/// gemm_typed(), or with Fused gemm_fused_typed() with `*ep`, for math mode Math.
-template <class Types, math_mode Math, bool Fused>
+/// gemm_typed(), or with Fused gemm_fused_typed() with `*ep` (gemm_user_typed() for a tgemm::user_epilogue), for
+/// math mode Math.
+template <class Types, math_mode Math, bool Fused, class Epilogue>
 status gemm_for_mode(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, typename Types::scalar_type alpha,
                      const typename Types::element_a* A, int64_t lda, const typename Types::element_b* B, int64_t ldb,
                      typename Types::scalar_type beta, typename Types::element_c* C, int64_t ldc,
                      const batch_shape& batch, cudaStream_t stream, const workspace* ws, size_t* size_only,
-                     const epilogue<typename Types::element_c>* ep) {
-  if constexpr (Fused) {
+                     const Epilogue* ep) {
+  if constexpr (Fused && std::is_same<Epilogue, epilogue<typename Types::element_c>>::value) {
     return gemm_fused_typed<Types, Math>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, *ep, batch,
                                          stream, ws, size_only);
+  } else if constexpr (Fused) {
+    return gemm_user_typed<Types, Math>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, *ep, batch,
+                                        stream, ws, size_only);
   } else {
     (void)ep;
     return gemm_typed<Types, Math>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, batch, stream, ws,
@@ -123,14 +153,14 @@ status with_math(const options& opts, F&& f) {
 
 /// The typed tgemm::gemm() with options: float calls asking for TF32 or 3xTF32 go to the float tensor-core tables
 /// (unless the environment forbids TF32), everything else to the call's default table. Fused: the call has a
-/// tgemm::epilogue (`ep`), whose kernels are instantiated only by the calls that have one.
-template <class Types, bool Fused = false>
+/// tgemm::epilogue (`ep`, or a tgemm::user_epilogue), whose kernels are instantiated only by the calls that have one.
+template <class Types, bool Fused = false, class Epilogue = epilogue<typename Types::element_c>>
 status gemm_with_options(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k,
                          typename Types::scalar_type alpha, const typename Types::element_a* A, int64_t lda,
                          const typename Types::element_b* B, int64_t ldb, typename Types::scalar_type beta,
                          typename Types::element_c* C, int64_t ldc, const batch_shape& batch, cudaStream_t stream,
                          const workspace* ws, size_t* size_only, const options& opts,
-                         const epilogue<typename Types::element_c>* ep = nullptr) {
+                         const Epilogue* ep = nullptr) {
   if (!is_valid(opts.math)) {
     return fail(status::invalid_option, cudaSuccess,
                 "options.math = %d is not a tgemm::math_mode (strict = 0, tf32 = 1, tf32x3 = 2)", int(opts.math));
@@ -358,6 +388,74 @@ status gemm_strided_batched_workspace_size(layout order, op op_a, op op_b, int64
   return ::tgemm::detail::gemm_with_options<types, true>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C,
                                                          ldc, {batch_count, stride_a, stride_b, stride_c}, stream,
                                                          nullptr, &bytes, opts, &ep);
+}
+
+/// tgemm::gemm() with a tgemm::user_epilogue (tgemm::with_op(ep, op)): the built-in epilogue `ep`, then the caller's
+/// operation on each result, in the same kernels (every path a plan takes: the tile kernels, the sm_90a kernel, GEMV,
+/// the split-K reduction, C = beta C). Same arguments, semantics and statuses as tgemm::gemm() with a tgemm::epilogue.
+/// The kernels compile where the call is, for each Op type: header-only mode only (a translation unit of the compiled
+/// mode stops with a message).
+template <class TA, class TB, class TC, class Op>
+status gemm(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, ::tgemm::detail::scalar_for<TA, TC> alpha,
+            const TA* A, int64_t lda, const TB* B, int64_t ldb, ::tgemm::detail::scalar_for<TA, TC> beta, TC* C,
+            int64_t ldc, const user_epilogue<TC, Op>& ep, cudaStream_t stream = nullptr,
+            const options& opts = options{}) {
+  static_assert(::tgemm::detail::user_epilogues_compile_here<Op>,
+                "tgemm::gemm() with a tgemm::user_epilogue compiles its kernels where it is called: call it from a "
+                "translation unit in header-only mode (one compiled without TGEMM_COMPILED)");
+  using types = ::tgemm::detail::with_user_op<typename ::tgemm::detail::checked_gemm_types<TA, TB, TC>::type, Op>;
+  return ::tgemm::detail::gemm_with_options<types, true>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C,
+                                                         ldc, ::tgemm::detail::batch_shape{}, stream, nullptr, nullptr,
+                                                         opts, &ep);
+}
+
+/// tgemm::gemm() with a tgemm::user_epilogue and the caller's workspace.
+template <class TA, class TB, class TC, class Op>
+status gemm(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, ::tgemm::detail::scalar_for<TA, TC> alpha,
+            const TA* A, int64_t lda, const TB* B, int64_t ldb, ::tgemm::detail::scalar_for<TA, TC> beta, TC* C,
+            int64_t ldc, const user_epilogue<TC, Op>& ep, cudaStream_t stream, workspace ws,
+            const options& opts = options{}) {
+  static_assert(::tgemm::detail::user_epilogues_compile_here<Op>,
+                "tgemm::gemm() with a tgemm::user_epilogue compiles its kernels where it is called: call it from a "
+                "translation unit in header-only mode (one compiled without TGEMM_COMPILED)");
+  using types = ::tgemm::detail::with_user_op<typename ::tgemm::detail::checked_gemm_types<TA, TB, TC>::type, Op>;
+  return ::tgemm::detail::gemm_with_options<types, true>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C,
+                                                         ldc, ::tgemm::detail::batch_shape{}, stream, &ws, nullptr,
+                                                         opts, &ep);
+}
+
+/// The workspace bytes tgemm::gemm() with this tgemm::user_epilogue needs.
+template <class TA, class TB, class TC, class Op>
+status gemm_workspace_size(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k,
+                           ::tgemm::detail::scalar_for<TA, TC> alpha, const TA* A, int64_t lda, const TB* B,
+                           int64_t ldb, ::tgemm::detail::scalar_for<TA, TC> beta, TC* C, int64_t ldc,
+                           const user_epilogue<TC, Op>& ep, size_t& bytes, cudaStream_t stream = nullptr,
+                           const options& opts = options{}) {
+  static_assert(::tgemm::detail::user_epilogues_compile_here<Op>,
+                "tgemm::gemm_workspace_size() with a tgemm::user_epilogue plans with the kernels it would run: call it "
+                "from a translation unit in header-only mode (one compiled without TGEMM_COMPILED)");
+  using types = ::tgemm::detail::with_user_op<typename ::tgemm::detail::checked_gemm_types<TA, TB, TC>::type, Op>;
+  bytes = 0;
+  return ::tgemm::detail::gemm_with_options<types, true>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C,
+                                                         ldc, ::tgemm::detail::batch_shape{}, stream, nullptr, &bytes,
+                                                         opts, &ep);
+}
+
+/// tgemm::gemm_strided_batched() with a tgemm::user_epilogue: product p applies `ep` as the overload taking a
+/// tgemm::epilogue does, then the operation with batch = p.
+template <class TA, class TB, class TC, class Op>
+status gemm_strided_batched(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k,
+                            ::tgemm::detail::scalar_for<TA, TC> alpha, const TA* A, int64_t lda, int64_t stride_a,
+                            const TB* B, int64_t ldb, int64_t stride_b, ::tgemm::detail::scalar_for<TA, TC> beta,
+                            TC* C, int64_t ldc, int64_t stride_c, int64_t batch_count, const user_epilogue<TC, Op>& ep,
+                            cudaStream_t stream = nullptr, const options& opts = options{}) {
+  static_assert(::tgemm::detail::user_epilogues_compile_here<Op>,
+                "tgemm::gemm_strided_batched() with a tgemm::user_epilogue compiles its kernels where it is called: "
+                "call it from a translation unit in header-only mode (one compiled without TGEMM_COMPILED)");
+  using types = ::tgemm::detail::with_user_op<typename ::tgemm::detail::checked_gemm_types<TA, TB, TC>::type, Op>;
+  return ::tgemm::detail::gemm_with_options<types, true>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C,
+                                                         ldc, {batch_count, stride_a, stride_b, stride_c}, stream,
+                                                         nullptr, nullptr, opts, &ep);
 }
 
 TGEMM_END_DISPATCH_NAMESPACE

@@ -21,16 +21,20 @@ struct gemv_kernels {
   using element = typename Types::element_a;
   using output = typename Types::element_c;
   using accumulator = typename Types::scalar_type;  ///< float, or double for double
-  using params = kernel::gemv_params<element, output, accumulator>;
+  using params = kernel::gemv_params<element, output, accumulator, typename Types::user_op>;
 
   /// The kernel of a step: along k or along n, for one vector (the plans send no more; see
   /// simt_f32_thresholds::gemv).
   template <bool AlongK>
   static constexpr auto kernel_for() {
+    // The tuning's defaults spelled out, for the User argument after them.
+    using user = typename Types::user_op;
     if constexpr (AlongK) {
-      return &kernel::gemv_along_k<element, output, accumulator, 1>;
+      return &kernel::gemv_along_k<element, output, accumulator, 1, tuning::gemv_warp_columns,
+                                   tuning::gemv_along_k_unroll, true, user>;
     } else {
-      return &kernel::gemv_along_n<element, output, accumulator, 1>;
+      return &kernel::gemv_along_n<element, output, accumulator, 1, tuning::gemv_along_n_unroll, true,
+                                   tuning::gemv_along_n_staged, user>;
     }
   }
 

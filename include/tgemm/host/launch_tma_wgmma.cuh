@@ -81,11 +81,11 @@ struct wgmma_kernels {
   }
 
   /// Makes the unsplit kernel for (op_a, op_b) ready on `device`.
-  /// Fused: the kernel with a fused epilogue (device::epilogue_terms) instead.
-  template <bool Fused = false>
+  /// Fused: the kernel with a fused epilogue (device::epilogue_terms; User: with a caller's operation) instead.
+  template <bool Fused = false, class User = device::no_user_op>
   static status prepare(op op_a, op op_b, int device) {
     return with_ops(op_a, op_b, [&](auto a, auto b) {
-      return prepare_one<decltype(a)::value, decltype(b)::value, false, Fused>(device);
+      return prepare_one<decltype(a)::value, decltype(b)::value, false, Fused, User>(device);
     });
   }
 
@@ -110,14 +110,14 @@ struct wgmma_kernels {
   /// (product, tile) work items; the strides keep every product's A and B as TMA needs them (multiples of 16 bytes,
   /// or 0 for one A or B). C leaves through TMA stores as a single product's does where its stride allows them too
   /// (a multiple of 16 bytes, products apart); otherwise the kernel writes it itself. Fewer than 2^31 work items.
-  /// Fused: the kernel with a fused epilogue, `terms` relative to this C (prepare<true>() made it ready).
-  template <bool Fused = false>
+  /// Fused: the kernel with a fused epilogue, `terms` relative to this C (prepare<true, User>() made it ready).
+  template <bool Fused = false, class User = device::no_user_op>
   static status launch(op op_a, op op_b, int64_t m, int64_t n, int64_t k, float alpha, const A* a, int64_t lda,
                        const B* b, int64_t ldb, float beta, C* c, int64_t ldc, int64_t blocks, int group_m,
                        cudaStream_t stream, int device, const batch_shape& batch = batch_shape{},
-                       const device::epilogue_terms<C, float>& terms = {}) {
-    return run<false, Fused>(op_a, op_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 1, 0, 0, blocks, group_m,
-                             stream, device, batch, terms);
+                       const device::epilogue_terms_t<C, float, User>& terms = {}) {
+    return run<false, Fused, User>(op_a, op_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 1, 0, 0, blocks,
+                                   group_m, stream, device, batch, terms);
   }
 
   /// Split-K: the product of each of `slices` slices of k (k_per_slice deep, a multiple of block_k; the last may be
@@ -152,21 +152,23 @@ struct wgmma_kernels {
                    : arch::encode_sw128_address_map<T>(map, mn, k, ld, Policy::block_k);
   }
 
-  template <op OpA, op OpB, bool Sliced, bool Fused = false>
+  template <op OpA, op OpB, bool Sliced, bool Fused = false, class User = device::no_user_op>
   static status prepare_one(int device) {
     static_assert(!Sliced || std::is_same<C, float>::value, "split-K partials are float: use the float C policy");
-    constexpr auto function = &kernel::gemm_tma_wgmma<Policy, OpA, OpB, Sliced, Fused>;
+    constexpr auto function =
+        &kernel::gemm_tma_wgmma<Policy, OpA, OpB, Sliced, Fused, kernel::tma_wgmma_no_groups, User>;
     return prepare_kernel_once<function>(device, Policy::shared_bytes, [] {
       return std::string(Sliced ? "the split-K Hopper kernel" : Fused ? "the fused Hopper kernel" : "the Hopper kernel") +
              " of policy " + Policy::name();
     });
   }
 
-  template <bool Sliced, bool Fused = false>
+  template <bool Sliced, bool Fused = false, class User = device::no_user_op>
   static status run(op op_a, op op_b, int64_t m, int64_t n, int64_t k, float alpha, const A* a, int64_t lda,
                     const B* b, int64_t ldb, float beta, C* c, int64_t ldc, int64_t slices, int64_t k_per_slice,
                     int64_t slice_stride, int64_t blocks, int group_m, cudaStream_t stream, int device,
-                    const batch_shape& batch = batch_shape{}, const device::epilogue_terms<C, float>& terms = {}) {
+                    const batch_shape& batch = batch_shape{},
+                    const device::epilogue_terms_t<C, float, User>& terms = {}) {
     CUtensorMap map_a{}, map_b{};
     const bool k_major_a = op_a == op::transpose, k_major_b = op_b == op::none;
     // Rank-3 maps: the third dimension walks a strided batch's products (one matrix for a single GEMM, or for an
@@ -199,7 +201,7 @@ struct wgmma_kernels {
                   arch::encode_sw128_map(map_c, c, m, n, ldc, Policy::epilogue_store_columns, products,
                                          products > 1 ? batch.stride_c : 0);
     }
-    kernel::tma_wgmma_output<C> out{c,
+    kernel::tma_wgmma_output<C, User> out{c,
                                           ldc,
                                           int(m),
                                           int(n),
@@ -228,8 +230,10 @@ struct wgmma_kernels {
       // compiled-mode caller of the experimental entry, say) registers its own copy of them with the runtime, and
       // prepare() may have run in another unit's inline copy of this class. Once ready, one atomic load.
       constexpr op oa_value = decltype(oa)::value, ob_value = decltype(ob)::value;
-      if (status s = prepare_one<oa_value, ob_value, Sliced, Fused>(device); s != status::success) return s;
-      return launch_kernel(&kernel::gemm_tma_wgmma<Policy, oa_value, ob_value, Sliced, Fused>, grid, dim3(Policy::threads),
+      if (status s = prepare_one<oa_value, ob_value, Sliced, Fused, User>(device); s != status::success) return s;
+      constexpr auto function =
+          &kernel::gemm_tma_wgmma<Policy, oa_value, ob_value, Sliced, Fused, kernel::tma_wgmma_no_groups, User>;
+      return launch_kernel(function, grid, dim3(Policy::threads),
                            Policy::shared_bytes, stream, device, "launching the Hopper kernel", map_a, map_b, map_c,
                            out, kernel::tma_wgmma_no_groups{});
     });

@@ -1,0 +1,209 @@
+// tgemm::gemm() and tgemm::gemm_strided_batched() with a tgemm::user_epilogue (tgemm::with_op): the built-in epilogue,
+// then the caller's operation, on every path a plan takes (the tile kernels, the sm_90a kernel with its TMA store and
+// its C-reading stores, split k with the reduction applying the operation, a staged product, GEMV, k = 0), both orders,
+// all op pairs, single calls and strided batches. The operation depends on the element's row, column and product, so
+// that a wrong index (a row-major call's swap, a peeled strip's offset, a batch's product) shows. A functor and a
+// `__device__` lambda (this target builds with --extended-lambda). The calls compile their kernels here: this
+// translation unit is in header-only mode (the others of the test suite use the compiled library).
+#undef TGEMM_COMPILED
+#include <tgemm/gemm.cuh>
+
+#include "batch_check.hpp"
+#include "catch.hpp"
+#include "cuda_check.hpp"
+#include "element_values.hpp"
+#include "random.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace {
+
+using tgemm::activation;
+using tgemm::layout;
+using tgemm::op;
+using tgemm::status;
+using namespace tgemm::test;
+
+/// The caller's operation of the tests: half the value plus a multiple of 1/16 that depends on the row, the column and
+/// the product (exact in every C type, so the reference needs no bound of its own beyond one rounding).
+struct halve_and_mark {
+  float scale = 0.5f;
+  __host__ __device__ static float mark(int64_t i, int64_t j, int64_t batch) {
+    return 0.0625f * float((i + 2 * j + 3 * batch) % 8);
+  }
+  template <class T>
+  __device__ T operator()(T value, int64_t i, int64_t j, int64_t batch) const {
+    return T(scale) * value + T(mark(i, j, batch));
+  }
+  long double reference(long double value, int64_t i, int64_t j, int64_t batch) const {
+    return (long double)scale * value + (long double)mark(i, j, batch);
+  }
+};
+
+/// The paths the calls of one type took, so the suite can require that each was covered.
+struct paths_seen {
+  bool wgmma = false, split = false, gemv = false, tiles = false, batch_in_grid = false, scale = false;
+  void add(const tgemm::detail::plan& p) {
+    wgmma = wgmma || p.wgmma;
+    split = split || p.split_k;
+    gemv = gemv || p.gemv;
+    tiles = tiles || (!p.wgmma && !p.gemv && p.step_count > 0);
+    batch_in_grid = batch_in_grid || p.batch_in_grid;
+    for (int i = 0; i < p.step_count; ++i) scale = scale || p.steps[i].kind == tgemm::detail::step_kind::scale;
+  }
+};
+
+template <class AB, class C>
+void run_user_suite() {
+  paths_seen seen;
+  const halve_and_mark mark;
+  const auto run = [&](batch_case c) {
+    c.ep.on = true;
+    seen.add(run_batch<AB, C>(c, false, &mark));
+  };
+  // Tile kernels: both orders, all op pairs, with and without built-in terms.
+  int turn = 0;
+  for (const layout order : {layout::col_major, layout::row_major}) {
+    for (const auto& ops : {std::pair<op, op>{op::none, op::none}, {op::none, op::transpose},
+                            {op::transpose, op::none}, {op::transpose, op::transpose}}) {
+      batch_case c;
+      c.order = order, c.op_a = ops.first, c.op_b = ops.second;
+      c.m = 72, c.n = 40, c.k = 56, c.alpha = 1.25f, c.beta = turn % 2 ? 0.5f : 0.0f;
+      c.ep.act = turn % 3 == 0 ? activation::gelu_tanh : activation::none;
+      c.ep.row_bias = turn % 2 == 0, c.ep.column_scale = turn % 4 == 1;
+      run(c);
+      ++turn;
+    }
+  }
+  // Large products (the sm_90a kernel for 16-bit types on an H200: TMA stores with beta = 0, C read otherwise), a
+  // separate D, ragged edges.
+  for (const float beta : {0.0f, 0.75f}) {
+    batch_case big;
+    big.m = 1024, big.n = 768, big.k = 256, big.beta = beta, big.op_b = op::transpose;
+    big.ep.act = activation::relu, big.ep.column_bias = true;
+    run(big);
+    big.order = layout::row_major, big.m = 640, big.n = 1000, big.ep.separate_d = beta != 0;
+    run(big);
+  }
+  batch_case wide;  // the large tile filling an H200 (the ping-pong kernel for fused 16-bit calls)
+  wide.m = 2104, wide.n = 2000, wide.k = 40, wide.ep.act = activation::silu, wide.ep.row_bias = true;
+  run(wide);
+  batch_case ragged;
+  ragged.m = 1029, ragged.n = 515, ragged.k = 130, ragged.beta = 1, ragged.ep.column_bias = true;
+  run(ragged);
+  // Split k: the reduction applies the operation (the slices' partial products must not).
+  batch_case deep;
+  deep.m = 64, deep.n = 48, deep.k = 6000, deep.beta = 0.5f, deep.op_a = op::transpose, deep.ep.row_bias = true;
+  run(deep);
+  deep.order = layout::row_major;
+  run(deep);
+  // A misaligned C in a large product (staged, then copied with the epilogue on float's tile kernels).
+  batch_case staged;
+  staged.m = 2048, staged.n = 1600, staged.k = 40, staged.pad_c = 1, staged.beta = 0.25f;
+  run(staged);
+  // GEMV: one row, one column.
+  batch_case row;
+  row.m = 1, row.n = 3000, row.k = 704, row.ep.column_bias = true;
+  run(row);
+  batch_case column = row;
+  column.m = 2500, column.n = 1, column.beta = 2, column.op_a = op::transpose, column.order = layout::row_major;
+  run(column);
+  // k = 0: D = op(beta C + biases) from the C = beta C kernel.
+  batch_case empty_k;
+  empty_k.m = 30, empty_k.n = 20, empty_k.k = 0, empty_k.beta = 1.5f, empty_k.ep.row_bias = true;
+  run(empty_k);
+  // Strided batches: in one grid, and in turn (split k per product): the operation sees each product's index.
+  batch_case batch;
+  batch.count = 6, batch.m = 40, batch.n = 24, batch.k = 48, batch.gap = 8, batch.beta = 0.5f;
+  batch.ep.column_bias = true;
+  run(batch);
+  batch.order = layout::row_major, batch.ep.shared = true;
+  run(batch);
+  batch_case split_batch = deep;
+  split_batch.order = layout::col_major, split_batch.count = 3, split_batch.gap = 5;
+  run(split_batch);
+
+  CHECK(seen.tiles);
+  CHECK(seen.split);
+  CHECK(seen.gemv);
+  CHECK(seen.scale);
+  CHECK(seen.batch_in_grid);
+  if (runs_sm90a_kernels() && sizeof(AB) == 2) CHECK(seen.wgmma);
+}
+
+}  // namespace
+
+TEST_CASE("user epilogue: float, strict FP32", "[user_epilogue]") { run_user_suite<float, float>(); }
+TEST_CASE("user epilogue: __nv_bfloat16", "[user_epilogue]") { run_user_suite<__nv_bfloat16, __nv_bfloat16>(); }
+
+TEST_CASE("user epilogue: a __device__ lambda through tgemm::gemm(), with and without the caller's workspace",
+          "[user_epilogue]") {
+  // D = min(v, cap[j]) for a row-major 300 x 200 x 96 bf16 product: the lambda reads a device vector it captured.
+  const int64_t m = 300, n = 200, k = 96;
+  const std::vector<float> ra = random_values(m * k), rb = random_values(k * n), rcap = random_values(n);
+  std::vector<__nv_bfloat16> a(size_t(m * k)), b(size_t(k * n));
+  for (size_t i = 0; i < a.size(); ++i) a[i] = from_float<__nv_bfloat16>(ra[i]);
+  for (size_t i = 0; i < b.size(); ++i) b[i] = from_float<__nv_bfloat16>(rb[i]);
+  device_buffer<__nv_bfloat16> da(a.size()), db(b.size()), dc(size_t(m * n));
+  device_buffer<float> dcap(static_cast<size_t>(n));
+  da.upload(a);
+  db.upload(b);
+  dcap.upload(rcap);
+  const float* cap = dcap.get();
+  const auto clip = [cap] __device__(float v, int64_t, int64_t j, int64_t) { return v < cap[j] ? v : cap[j]; };
+  const auto ep = tgemm::with_op(tgemm::epilogue<__nv_bfloat16>{}, clip);
+  for (const bool own_workspace : {false, true}) {
+    dc.upload(std::vector<__nv_bfloat16>(size_t(m * n), from_float<__nv_bfloat16>(1e4f)));  // poison
+    status s = status::success;
+    if (own_workspace) {
+      size_t bytes = 0;
+      REQUIRE(tgemm::gemm_workspace_size(layout::row_major, op::none, op::none, m, n, k, 1.0f, da.get(), k, db.get(),
+                                         n, 0.0f, dc.get(), n, ep, bytes) == status::success);
+      device_buffer<std::byte> ws(std::max<size_t>(bytes, 1));
+      s = tgemm::gemm(layout::row_major, op::none, op::none, m, n, k, 1.0f, da.get(), k, db.get(), n, 0.0f, dc.get(),
+                      n, ep, nullptr, tgemm::workspace{ws.get(), bytes});
+      TGEMM_CUDA_REQUIRE(cudaDeviceSynchronize());
+    } else {
+      s = tgemm::gemm(layout::row_major, op::none, op::none, m, n, k, 1.0f, da.get(), k, db.get(), n, 0.0f, dc.get(),
+                      n, ep);
+    }
+    INFO("status " << to_string(s) << ": " << (s == status::success ? "" : tgemm::last_error().message));
+    REQUIRE(s == status::success);
+    TGEMM_CUDA_REQUIRE(cudaDeviceSynchronize());
+    const std::vector<__nv_bfloat16> c = dc.download();
+    int64_t bad = 0;
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        double sum = 0, magnitude = 0;
+        for (int64_t l = 0; l < k; ++l) {
+          const double x = to_double(a[size_t(i * k + l)]) * to_double(b[size_t(l * n + j)]);
+          sum += x, magnitude += std::fabs(x);
+        }
+        const double want = std::min(sum, double(rcap[size_t(j)]));
+        const double got = to_double(c[size_t(i * n + j)]);
+        // fp32 accumulation of k products, then one rounding to bf16 (2^-8 relative).
+        const double allowed = double(k) * std::ldexp(1.0, -23) * magnitude + std::ldexp(1.0, -8) * std::fabs(want) +
+                               std::ldexp(1.0, -8) * std::fabs(double(rcap[size_t(j)]));
+        bad += !(std::fabs(got - want) <= allowed);
+      }
+    }
+    INFO(bad << " elements out of bound (own workspace: " << own_workspace << ")");
+    CHECK(bad == 0);
+  }
+}
+
+TEST_CASE("user epilogue: bad arguments are refused as with a built-in epilogue, C untouched", "[user_epilogue]") {
+  device_buffer<float> da(64), db(64), dc(64);
+  const std::vector<float> poison(64, 7.0f);
+  dc.upload(poison);
+  tgemm::epilogue<float> bad;
+  bad.clamp_min = 1, bad.clamp_max = -1;  // out of order
+  const halve_and_mark mark;
+  CHECK(tgemm::gemm(layout::col_major, op::none, op::none, 8, 8, 8, 1.0f, da.get(), 8, db.get(), 8, 0.0f, dc.get(), 8,
+                    tgemm::with_op(bad, mark)) == status::invalid_epilogue);
+  CHECK(tgemm::gemm(layout::col_major, op::none, op::none, 8, 8, 8, 1.0f, da.get(), 8, db.get(), 8, 0.0f, dc.get(), 4,
+                    tgemm::with_op(tgemm::epilogue<float>{}, mark)) == status::invalid_leading_dimension);
+  TGEMM_CUDA_REQUIRE(cudaDeviceSynchronize());
+  CHECK(dc.download() == poison);
+}
