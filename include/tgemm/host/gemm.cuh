@@ -105,6 +105,16 @@ status gemm_user_typed(layout order, op op_a, op op_b, int64_t m, int64_t n, int
 template <class Op>
 inline constexpr bool user_epilogues_compile_here = TGEMM_DEFINES_DISPATCHER != 0;
 
+/// The types of a call with a tgemm::user_epilogue whose operation is Op (checked as checked_gemm_types checks them),
+/// and the one check such a call adds: that this translation unit compiles its kernels.
+template <class TA, class TB, class TC, class Op>
+struct user_epilogue_types {
+  static_assert(user_epilogues_compile_here<Op>,
+                "a call with a tgemm::user_epilogue compiles its kernels where it is made: make it in a translation "
+                "unit in header-only mode (one compiled without TGEMM_COMPILED)");
+  using type = with_user_op<typename checked_gemm_types<TA, TB, TC>::type, Op>;
+};
+
 /// True when the environment forbids TF32 (NVIDIA_TF32_OVERRIDE=0, as NVIDIA's libraries read it): read once.
 inline bool tf32_forbidden() {
   static const bool forbidden = [] {
@@ -400,10 +410,7 @@ status gemm(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, ::t
             const TA* A, int64_t lda, const TB* B, int64_t ldb, ::tgemm::detail::scalar_for<TA, TC> beta, TC* C,
             int64_t ldc, const user_epilogue<TC, Op>& ep, cudaStream_t stream = nullptr,
             const options& opts = options{}) {
-  static_assert(::tgemm::detail::user_epilogues_compile_here<Op>,
-                "tgemm::gemm() with a tgemm::user_epilogue compiles its kernels where it is called: call it from a "
-                "translation unit in header-only mode (one compiled without TGEMM_COMPILED)");
-  using types = ::tgemm::detail::with_user_op<typename ::tgemm::detail::checked_gemm_types<TA, TB, TC>::type, Op>;
+  using types = typename ::tgemm::detail::user_epilogue_types<TA, TB, TC, Op>::type;
   return ::tgemm::detail::gemm_with_options<types, true>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C,
                                                          ldc, ::tgemm::detail::batch_shape{}, stream, nullptr, nullptr,
                                                          opts, &ep);
@@ -415,10 +422,7 @@ status gemm(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, ::t
             const TA* A, int64_t lda, const TB* B, int64_t ldb, ::tgemm::detail::scalar_for<TA, TC> beta, TC* C,
             int64_t ldc, const user_epilogue<TC, Op>& ep, cudaStream_t stream, workspace ws,
             const options& opts = options{}) {
-  static_assert(::tgemm::detail::user_epilogues_compile_here<Op>,
-                "tgemm::gemm() with a tgemm::user_epilogue compiles its kernels where it is called: call it from a "
-                "translation unit in header-only mode (one compiled without TGEMM_COMPILED)");
-  using types = ::tgemm::detail::with_user_op<typename ::tgemm::detail::checked_gemm_types<TA, TB, TC>::type, Op>;
+  using types = typename ::tgemm::detail::user_epilogue_types<TA, TB, TC, Op>::type;
   return ::tgemm::detail::gemm_with_options<types, true>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C,
                                                          ldc, ::tgemm::detail::batch_shape{}, stream, &ws, nullptr,
                                                          opts, &ep);
@@ -431,10 +435,7 @@ status gemm_workspace_size(layout order, op op_a, op op_b, int64_t m, int64_t n,
                            int64_t ldb, ::tgemm::detail::scalar_for<TA, TC> beta, TC* C, int64_t ldc,
                            const user_epilogue<TC, Op>& ep, size_t& bytes, cudaStream_t stream = nullptr,
                            const options& opts = options{}) {
-  static_assert(::tgemm::detail::user_epilogues_compile_here<Op>,
-                "tgemm::gemm_workspace_size() with a tgemm::user_epilogue plans with the kernels it would run: call it "
-                "from a translation unit in header-only mode (one compiled without TGEMM_COMPILED)");
-  using types = ::tgemm::detail::with_user_op<typename ::tgemm::detail::checked_gemm_types<TA, TB, TC>::type, Op>;
+  using types = typename ::tgemm::detail::user_epilogue_types<TA, TB, TC, Op>::type;
   bytes = 0;
   return ::tgemm::detail::gemm_with_options<types, true>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C,
                                                          ldc, ::tgemm::detail::batch_shape{}, stream, nullptr, &bytes,
@@ -449,10 +450,7 @@ status gemm_strided_batched(layout order, op op_a, op op_b, int64_t m, int64_t n
                             const TB* B, int64_t ldb, int64_t stride_b, ::tgemm::detail::scalar_for<TA, TC> beta,
                             TC* C, int64_t ldc, int64_t stride_c, int64_t batch_count, const user_epilogue<TC, Op>& ep,
                             cudaStream_t stream = nullptr, const options& opts = options{}) {
-  static_assert(::tgemm::detail::user_epilogues_compile_here<Op>,
-                "tgemm::gemm_strided_batched() with a tgemm::user_epilogue compiles its kernels where it is called: "
-                "call it from a translation unit in header-only mode (one compiled without TGEMM_COMPILED)");
-  using types = ::tgemm::detail::with_user_op<typename ::tgemm::detail::checked_gemm_types<TA, TB, TC>::type, Op>;
+  using types = typename ::tgemm::detail::user_epilogue_types<TA, TB, TC, Op>::type;
   return ::tgemm::detail::gemm_with_options<types, true>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C,
                                                          ldc, {batch_count, stride_a, stride_b, stride_c}, stream,
                                                          nullptr, nullptr, opts, &ep);
