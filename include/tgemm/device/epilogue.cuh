@@ -152,7 +152,9 @@ __device__ __forceinline__ void store_fused_combination(const basic_fused_combin
         if constexpr (!terms_type::has_user_op) {
           out[w] = convert<ElementC>(bounds.apply(v[i + w]));
         } else {
-          out[w] = convert<ElementC>(t.apply_user(bounds.apply(v[i + w]), row + w, col));  // the user's op: last
+          // The user's operation last, on elements inside C only (it may read vectors of C's extent).
+          const T clamped = bounds.apply(v[i + w]);
+          out[w] = convert<ElementC>(row + w < m ? t.apply_user(clamped, row + w, col) : clamped);
         }
       }
       if (vectors_fit && row + width <= m) {

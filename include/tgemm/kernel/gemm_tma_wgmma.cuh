@@ -280,12 +280,15 @@ __device__ __forceinline__ int slice_of(int item, int tiles, int k_tiles, int sl
 }
 
 /// A fused epilogue's activated value of (row, col) as stored where the terms carry a caller's operation: clamped (the
-/// linear family's relu is in the bounds), then through the operation. (The built-in terms alone store the clamped
-/// value, spelled out where it is stored: routing it through a function changed the kernels' schedule.)
+/// linear family's relu is in the bounds), then through the operation where (row, col) lies inside C's m x n (the TMA
+/// stores compute whole tiles and clip them; the operation may read vectors of C's extent). (The built-in terms alone
+/// store the clamped value, spelled out where it is stored: routing it through a function changed the kernels'
+/// schedule.)
 template <class Terms>
 __device__ __forceinline__ float user_value(const Terms& terms, const device::preloaded_bounds& bounds, float v,
-                                            int64_t row, int64_t col) {
-  return terms.apply_user(device::detail::clamp_keeping_nan(v, bounds.lower, bounds.upper), row, col);
+                                            int64_t row, int64_t col, int m, int n) {
+  const float clamped = device::detail::clamp_keeping_nan(v, bounds.lower, bounds.upper);
+  return row < m && col < n ? terms.apply_user(clamped, row, col) : clamped;
 }
 
 /// Step 1 of store_fused_tile for the accumulators of one 64-column group: sum x (row factor x column factor) + (row
@@ -415,8 +418,8 @@ __device__ __forceinline__ void store_fused_tile(const tma_wgmma_output<typename
             const int index = 4 * (j + i / 2) + 2 * (i % 2);
             if constexpr (terms_type::has_user_op) {
               const int64_t row = row0 + lane / 4 + 8 * (i % 2), col = lane_col + 8 * (j + i / 2);
-              packed[i] = pack_pair<element_c>(user_value(terms, bounds, acc[index], row, col),
-                                               user_value(terms, bounds, acc[index + 1], row, col + 1));
+              packed[i] = pack_pair<element_c>(user_value(terms, bounds, acc[index], row, col, out.m, out.n),
+                                               user_value(terms, bounds, acc[index + 1], row, col + 1, out.m, out.n));
             } else {
               packed[i] = pack_pair<element_c>(device::detail::clamp_keeping_nan(acc[index], bounds.lower, bounds.upper),
                                                device::detail::clamp_keeping_nan(acc[index + 1], bounds.lower,
@@ -452,7 +455,8 @@ __device__ __forceinline__ void store_fused_tile(const tma_wgmma_output<typename
         if (row_inside[h] && offset < columns.left) {
           if constexpr (terms_type::has_user_op) {
             c_row[h][offset * out.ldc] =
-                convert<element_c>(user_value(terms, bounds, acc[i], row0 + lane / 4 + 8 * h, lane_col + offset));
+                convert<element_c>(user_value(terms, bounds, acc[i], row0 + lane / 4 + 8 * h, lane_col + offset,
+                                              out.m, out.n));
           } else {
             c_row[h][offset * out.ldc] =
                 convert<element_c>(device::detail::clamp_keeping_nan(acc[i], bounds.lower, bounds.upper));
