@@ -46,7 +46,7 @@ int main() {
   std::vector<__nv_bfloat16> q(size_t(m * k)), keys(size_t(n * k));
   for (auto& x : q) x = __float2bfloat16(normal(rng));
   for (auto& x : keys) x = __float2bfloat16(normal(rng));
-  std::vector<float> mask(size_t(n));
+  std::vector<float> mask(static_cast<size_t>(n));
   for (int64_t j = 0; j < n; ++j) mask[size_t(j)] = j % 7 == 3 ? 1.0f : 0.0f;  // every seventh key masked
 
   __nv_bfloat16 *dq = nullptr, *dk = nullptr;

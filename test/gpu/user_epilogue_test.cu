@@ -1,10 +1,11 @@
 // tgemm::gemm() and tgemm::gemm_strided_batched() with a tgemm::user_epilogue (tgemm::with_op): the built-in epilogue,
 // then the caller's operation, on every path a plan takes (the tile kernels, the sm_90a kernel with its TMA store and
 // its C-reading stores, split k with the reduction applying the operation, a staged product, GEMV, k = 0), both orders,
-// all op pairs, single calls and strided batches. The operation depends on the element's row, column and product, so
-// that a wrong index (a row-major call's swap, a peeled strip's offset, a batch's product) shows. A functor and a
-// `__device__` lambda (this target builds with --extended-lambda). The calls compile their kernels here: this
-// translation unit is in header-only mode (the others of the test suite use the compiled library).
+// all op pairs, single calls and strided batches; and tgemm::gemm_batched() and tgemm::gemm_grouped_device(). The
+// operation depends on the element's row, column and product, so that a wrong index (a row-major call's swap, a
+// peeled strip's offset, a batch's product) shows. A functor and a `__device__` lambda (this target builds with
+// --extended-lambda). The calls compile their kernels here: this translation unit is in header-only mode (the others
+// of the test suite use the compiled library).
 #undef TGEMM_COMPILED
 #include <tgemm/gemm.cuh>
 
@@ -14,7 +15,10 @@
 #include "element_values.hpp"
 #include "random.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace {
@@ -132,7 +136,97 @@ void run_user_suite() {
   if (runs_sm90a_kernels() && sizeof(AB) == 2) CHECK(seen.wgmma);
 }
 
+/// `count` products (or groups) through tgemm::gemm_batched() (one shape, `device_groups` false) or
+/// tgemm::gemm_grouped_device() (rows per group from `rows`; group 1 empty), with the built-in epilogue empty and
+/// halve_and_mark, whose term depends on the product's index. Every element against a float64 reference.
+template <class AB, class C>
+void run_indirect_user(bool device_groups, layout order) {
+  const std::vector<int64_t> rows = device_groups ? std::vector<int64_t>{33, 0, 70, 5, 48}
+                                                  : std::vector<int64_t>{50, 50, 50, 50, 50};
+  const int64_t count = int64_t(rows.size()), n = 40, k = 24;
+  const float alpha = 1.5f, beta = 0.5f;
+  const halve_and_mark mark;
+  INFO((device_groups ? "gemm_grouped_device " : "gemm_batched ") << to_string(order));
+  std::vector<std::vector<AB>> a(rows.size()), b(rows.size());
+  std::vector<std::vector<C>> c0(rows.size());
+  std::vector<std::unique_ptr<device_buffer<AB>>> da, db;
+  std::vector<std::unique_ptr<device_buffer<C>>> dc;
+  std::vector<const AB*> pa, pb;
+  std::vector<C*> pc;
+  std::vector<tgemm::gemm_group_device<AB, AB, C>> described;
+  tgemm::group_bounds bounds{0, n, k};
+  for (size_t p = 0; p < rows.size(); ++p) {
+    const int64_t m = rows[p];
+    const std::vector<float> ra = random_values(std::max<int64_t>(m * k, 1)), rb = random_values(k * n);
+    const std::vector<float> rc = random_values(std::max<int64_t>(m * n, 1));
+    a[p].resize(size_t(std::max<int64_t>(m * k, 1))), b[p].resize(size_t(k * n)), c0[p].resize(size_t(std::max<int64_t>(m * n, 1)));
+    for (size_t i = 0; i < a[p].size(); ++i) a[p][i] = from_float<AB>(ra[i]);
+    for (size_t i = 0; i < b[p].size(); ++i) b[p][i] = from_float<AB>(rb[i]);
+    for (size_t i = 0; i < c0[p].size(); ++i) c0[p][i] = from_float<C>(rc[i]);
+    da.push_back(std::make_unique<device_buffer<AB>>(a[p].size()));
+    db.push_back(std::make_unique<device_buffer<AB>>(b[p].size()));
+    dc.push_back(std::make_unique<device_buffer<C>>(c0[p].size()));
+    da.back()->upload(a[p]), db.back()->upload(b[p]), dc.back()->upload(c0[p]);
+    pa.push_back(da.back()->get()), pb.push_back(db.back()->get()), pc.push_back(dc.back()->get());
+    described.push_back({m, n, k, da.back()->get(), min_ld(order, op::none, m, k), db.back()->get(),
+                         min_ld(order, op::none, k, n), dc.back()->get(), min_ld(order, op::none, m, n)});
+    bounds.max_m = std::max(bounds.max_m, m);
+  }
+  device_buffer<const AB*> dpa(pa.size()), dpb(pb.size());
+  device_buffer<C*> dpc(pc.size());
+  device_buffer<tgemm::gemm_group_device<AB, AB, C>> dgroups(described.size());
+  dpa.upload(pa), dpb.upload(pb), dpc.upload(pc), dgroups.upload(described);
+  const auto ep = tgemm::with_op(tgemm::epilogue<C>{}, mark);
+  const int64_t m0 = rows[0];
+  const status s =
+      device_groups
+          ? tgemm::gemm_grouped_device(order, op::none, op::none, alpha, dgroups.get(), count, bounds, beta, ep)
+          : tgemm::gemm_batched(order, op::none, op::none, m0, n, k, alpha, dpa.get(), min_ld(order, op::none, m0, k),
+                                dpb.get(), min_ld(order, op::none, k, n), beta, dpc.get(),
+                                min_ld(order, op::none, m0, n), count, ep);
+  INFO("status " << to_string(s) << ": " << (s == status::success ? "" : tgemm::last_error().message));
+  REQUIRE(s == status::success);
+  TGEMM_CUDA_REQUIRE(cudaDeviceSynchronize());
+  const double u = std::ldexp(1.0, -24);
+  int64_t bad = 0;
+  for (size_t p = 0; p < rows.size(); ++p) {
+    const int64_t m = rows[p], lda = min_ld(order, op::none, m, k), ldb = min_ld(order, op::none, k, n);
+    const int64_t ldc = min_ld(order, op::none, m, n);
+    const std::vector<C> got = dc[p]->download();
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        long double sum = 0;
+        double magnitude = 0;
+        for (int64_t l = 0; l < k; ++l) {
+          const double x = to_double(a[p][size_t(index_of(order, i, l, lda))]);
+          const double y = to_double(b[p][size_t(index_of(order, l, j, ldb))]);
+          sum += (long double)x * y, magnitude += std::fabs(x * y);
+        }
+        const double old = to_double(c0[p][size_t(index_of(order, i, j, ldc))]);
+        const long double v = (long double)alpha * sum + (long double)beta * old;
+        const long double want = mark.reference(v, i, j, int64_t(p));
+        const double allowed = double(k + 4) * u * (std::fabs(alpha) * magnitude + std::fabs(beta * old)) +
+                               output_roundoff<C>() * std::fabs(double(want)) + 4 * u * std::fabs(double(want)) +
+                               underflow_floor<C>();
+        bad += !(std::fabs(to_double(got[size_t(index_of(order, i, j, ldc))]) - double(want)) <= allowed);
+      }
+    }
+  }
+  INFO(bad << " elements out of bound");
+  CHECK(bad == 0);
+}
+
 }  // namespace
+
+TEST_CASE("user epilogue: pointer arrays and device-side groups (the operation sees each product's index)",
+          "[user_epilogue]") {
+  for (const layout order : {layout::col_major, layout::row_major}) {
+    for (const bool device_groups : {false, true}) {
+      run_indirect_user<float, float>(device_groups, order);
+      run_indirect_user<__nv_bfloat16, __nv_bfloat16>(device_groups, order);
+    }
+  }
+}
 
 TEST_CASE("user epilogue: float, strict FP32", "[user_epilogue]") { run_user_suite<float, float>(); }
 TEST_CASE("user epilogue: __nv_bfloat16", "[user_epilogue]") { run_user_suite<__nv_bfloat16, __nv_bfloat16>(); }

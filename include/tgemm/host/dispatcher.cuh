@@ -589,10 +589,7 @@ status gemm_user_typed(layout order, op op_a, op op_b, int64_t m, int64_t n, int
       s != status::success) {
     return s;
   }
-  // The operation, and how the kernels' (row, col) of the column-major form become the caller's.
-  call.terms.user = device::user_operation<Op>(ep.op);
-  call.terms.swapped = order == layout::row_major;
-  call.terms.active = true;
+  attach_user_op(ep, order, call.terms);
   if (status s = check_alignment(call, 1, "tgemm::gemm"); s != status::success) return s;
   return dispatch<Types, Math, true>(call, stream, ws, size_only);
 }

@@ -105,6 +105,30 @@ status gemm_user_typed(layout order, op op_a, op op_b, int64_t m, int64_t n, int
 template <class Op>
 inline constexpr bool user_epilogues_compile_here = TGEMM_DEFINES_DISPATCHER != 0;
 
+/// The operation type of an epilogue argument: device::no_user_op for a tgemm::epilogue, Op for a
+/// tgemm::user_epilogue<TC, Op>.
+template <class Epilogue>
+struct user_op_of {
+  using type = device::no_user_op;
+};
+/// See user_op_of.
+template <class TC, class Op>
+struct user_op_of<user_epilogue<TC, Op>> {
+  using type = Op;
+};
+
+/// Puts a tgemm::user_epilogue's operation into terms that the built-in epilogue's checks filled (in the kernels'
+/// column-major form: a row-major call's kernels see its rows as columns); nothing for a tgemm::epilogue.
+template <class TC, class Terms>
+void attach_user_op(const epilogue<TC>&, layout, Terms&) {}
+/// See attach_user_op.
+template <class TC, class Op, class Terms>
+void attach_user_op(const user_epilogue<TC, Op>& ep, layout order, Terms& terms) {
+  terms.user = device::user_operation<Op>(ep.op);
+  terms.swapped = order == layout::row_major;
+  terms.active = true;
+}
+
 /// The types of a call with a tgemm::user_epilogue whose operation is Op (checked as checked_gemm_types checks them),
 /// and the one check such a call adds: that this translation unit compiles its kernels.
 template <class TA, class TB, class TC, class Op>

@@ -56,8 +56,9 @@ status indirect_epilogue(const epilogue<TC>& ep, layout order, bool empty, const
 enum class indirect_kind : int { pointer_arrays, device_groups };
 
 /// A checked call of tgemm::gemm_batched() or tgemm::gemm_grouped_device(): what its kernels read, in the
-/// column-major form (a row-major call is C^T = op(B)^T op(A)^T).
-template <class TA, class TB, class TC>
+/// column-major form (a row-major call is C^T = op(B)^T op(A)^T). User: the type of the caller's epilogue operation
+/// (tgemm::user_epilogue; device::no_user_op: none).
+template <class TA, class TB, class TC, class User = device::no_user_op>
 struct indirect_call {
   kernel::indirect_products<TA, TB, TC> products;  ///< The products' source.
   op op_a = op::none;                              ///< The kernels' op(A).
@@ -68,16 +69,16 @@ struct indirect_call {
   int64_t count = 0;                               ///< Products (groups).
   bool empty = true;                               ///< Nothing to do: no launch.
   bool fused = false;                              ///< With a fused epilogue (`terms`).
-  device::epilogue_terms<TC, scalar_for<TA, TC>> terms{};  ///< Its terms, the vectors strided by product.
+  device::epilogue_terms_t<TC, scalar_for<TA, TC>, User> terms{};  ///< Its terms, the vectors strided by product.
 };
 
 /// The host's checks of tgemm::gemm_batched() (a fused epilogue where `ep` is not null), and the call they leave.
 /// Separate from the launch so that tests can pin the checks without compiling the kernels.
-template <class TA, class TB, class TC>
+template <class TA, class TB, class TC, class User>
 status check_batched(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, scalar_for<TA, TC> alpha,
                      const TA* const* A, int64_t lda, const TB* const* B, int64_t ldb, scalar_for<TA, TC> beta,
                      TC* const* C, int64_t ldc, int64_t batch_count, const epilogue<TC>* ep, const options& opts,
-                     indirect_call<TA, TB, TC>& out) {
+                     indirect_call<TA, TB, TC, User>& out) {
   using types = typename checked_gemm_types<TA, TB, TC>::type;
   if (batch_count < 0) {
     return fail(status::invalid_dimension, cudaSuccess, "batch_count = %lld is negative", (long long)batch_count);
@@ -92,7 +93,7 @@ status check_batched(layout order, op op_a, op op_b, int64_t m, int64_t n, int64
       s != status::success) {
     return s;
   }
-  out = indirect_call<TA, TB, TC>{};
+  out = indirect_call<TA, TB, TC, User>{};
   if (ep != nullptr) {
     if (status s = indirect_epilogue(*ep, order, call.empty, "tgemm::gemm_batched", out.terms); s != status::success) {
       return s;
@@ -119,11 +120,11 @@ status check_batched(layout order, op op_a, op op_b, int64_t m, int64_t n, int64
 
 /// The host's checks of tgemm::gemm_grouped_device() (a fused epilogue where `ep` is not null), and the call they
 /// leave (the groups themselves are checked by the kernel).
-template <class TA, class TB, class TC>
+template <class TA, class TB, class TC, class User>
 status check_grouped_device(layout order, op op_a, op op_b, scalar_for<TA, TC> alpha,
                             const gemm_group_device<TA, TB, TC>* groups, int64_t group_count,
                             const group_bounds& bounds, scalar_for<TA, TC> beta, const epilogue<TC>* ep,
-                            int32_t* group_status, const options& opts, indirect_call<TA, TB, TC>& out) {
+                            int32_t* group_status, const options& opts, indirect_call<TA, TB, TC, User>& out) {
   using types = typename checked_gemm_types<TA, TB, TC>::type;
   if (group_count < 0) {
     return fail(status::invalid_dimension, cudaSuccess, "group_count = %lld is negative", (long long)group_count);
@@ -153,7 +154,7 @@ status check_grouped_device(layout order, op op_a, op op_b, scalar_for<TA, TC> a
       s != status::success) {
     return s;
   }
-  out = indirect_call<TA, TB, TC>{};
+  out = indirect_call<TA, TB, TC, User>{};
   out.empty = group_count == 0 || m == 0 || n == 0;
   if (ep != nullptr) {
     if (status s = indirect_epilogue(*ep, order, out.empty, "tgemm::gemm_grouped_device", out.terms);
@@ -182,47 +183,52 @@ status check_grouped_device(layout order, op op_a, op op_b, scalar_for<TA, TC> a
 /// (Fused: with its fused epilogue). Defined by host/indirect_dispatcher.cuh where this translation unit defines the
 /// dispatcher (header-only mode, or the compiled library's sources); elsewhere only declared, so the kernels come
 /// from the library.
-template <class TA, class TB, class TC, math_mode Math, indirect_kind Kind, bool Fused>
-status run_indirect_typed(const indirect_call<TA, TB, TC>& call, scalar_for<TA, TC> alpha, scalar_for<TA, TC> beta,
-                          cudaStream_t stream, const char* what);
+template <class TA, class TB, class TC, math_mode Math, indirect_kind Kind, bool Fused,
+          class User = device::no_user_op>
+status run_indirect_typed(const indirect_call<TA, TB, TC, User>& call, scalar_for<TA, TC> alpha,
+                          scalar_for<TA, TC> beta, cudaStream_t stream, const char* what);
 
 /// Runs a checked indirect call of kind Kind in the math mode its options ask for. Fused: the call has a fused
 /// epilogue, whose kernels only such calls instantiate.
-template <indirect_kind Kind, bool Fused, class TA, class TB, class TC>
-status run_indirect(const indirect_call<TA, TB, TC>& call, scalar_for<TA, TC> alpha, scalar_for<TA, TC> beta,
+template <indirect_kind Kind, bool Fused, class TA, class TB, class TC, class User>
+status run_indirect(const indirect_call<TA, TB, TC, User>& call, scalar_for<TA, TC> alpha, scalar_for<TA, TC> beta,
                     cudaStream_t stream, const options& opts, const char* what) {
   return with_math<TA>(opts, [&](auto math) -> status {
-    return run_indirect_typed<TA, TB, TC, decltype(math)::value, Kind, Fused>(call, alpha, beta, stream, what);
+    return run_indirect_typed<TA, TB, TC, decltype(math)::value, Kind, Fused, User>(call, alpha, beta, stream, what);
   });
 }
 
-/// tgemm::gemm_batched(), with the fused epilogue `*ep` (Fused) or none (`ep` null).
-template <bool Fused, class TA, class TB, class TC>
+/// tgemm::gemm_batched(), with the fused epilogue `*ep` (Fused: a tgemm::epilogue or tgemm::user_epilogue) or none
+/// (`ep` null).
+template <bool Fused, class TA, class TB, class TC, class Epilogue = epilogue<TC>>
 status gemm_batched_impl(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, scalar_for<TA, TC> alpha,
                          const TA* const* A, int64_t lda, const TB* const* B, int64_t ldb, scalar_for<TA, TC> beta,
-                         TC* const* C, int64_t ldc, int64_t batch_count, const epilogue<TC>* ep, cudaStream_t stream,
+                         TC* const* C, int64_t ldc, int64_t batch_count, const Epilogue* ep, cudaStream_t stream,
                          const options& opts) {
-  indirect_call<TA, TB, TC> call;
-  if (status s = check_batched(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, batch_count, ep, opts,
-                               call);
+  indirect_call<TA, TB, TC, typename user_op_of<Epilogue>::type> call;
+  if (status s = check_batched(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, batch_count,
+                               static_cast<const epilogue<TC>*>(ep), opts, call);
       s != status::success) {
     return s;
   }
+  if (ep != nullptr) attach_user_op(*ep, order, call.terms);
   return run_indirect<indirect_kind::pointer_arrays, Fused>(call, alpha, beta, stream, opts, "tgemm::gemm_batched");
 }
 
-/// tgemm::gemm_grouped_device(), with the fused epilogue `*ep` (Fused) or none (`ep` null).
-template <bool Fused, class TA, class TB, class TC>
+/// tgemm::gemm_grouped_device(), with the fused epilogue `*ep` (Fused: a tgemm::epilogue or tgemm::user_epilogue) or
+/// none (`ep` null).
+template <bool Fused, class TA, class TB, class TC, class Epilogue = epilogue<TC>>
 status gemm_grouped_device_impl(layout order, op op_a, op op_b, scalar_for<TA, TC> alpha,
                                 const gemm_group_device<TA, TB, TC>* groups, int64_t group_count,
-                                const group_bounds& bounds, scalar_for<TA, TC> beta, const epilogue<TC>* ep,
+                                const group_bounds& bounds, scalar_for<TA, TC> beta, const Epilogue* ep,
                                 int32_t* group_status, cudaStream_t stream, const options& opts) {
-  indirect_call<TA, TB, TC> call;
-  if (status s = check_grouped_device(order, op_a, op_b, alpha, groups, group_count, bounds, beta, ep, group_status,
-                                      opts, call);
+  indirect_call<TA, TB, TC, typename user_op_of<Epilogue>::type> call;
+  if (status s = check_grouped_device(order, op_a, op_b, alpha, groups, group_count, bounds, beta,
+                                      static_cast<const epilogue<TC>*>(ep), group_status, opts, call);
       s != status::success) {
     return s;
   }
+  if (ep != nullptr) attach_user_op(*ep, order, call.terms);
   return run_indirect<indirect_kind::device_groups, Fused>(call, alpha, beta, stream, opts,
                                                          "tgemm::gemm_grouped_device");
 }
@@ -285,6 +291,20 @@ status gemm_batched(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_
                                                   batch_count, &ep, stream, opts);
 }
 
+/// tgemm::gemm_batched() with a tgemm::user_epilogue (tgemm::with_op): the built-in epilogue as above, then the
+/// caller's operation with batch = the product's index. Header-only mode only (see tgemm::user_epilogue).
+template <class TA, class TB, class TC, class Op>
+status gemm_batched(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k,
+                    ::tgemm::detail::scalar_for<TA, TC> alpha, const TA* const* A, int64_t lda, const TB* const* B,
+                    int64_t ldb, ::tgemm::detail::scalar_for<TA, TC> beta, TC* const* C, int64_t ldc,
+                    int64_t batch_count, const user_epilogue<TC, Op>& ep, cudaStream_t stream = nullptr,
+                    const options& opts = options{}) {
+  using checked = typename ::tgemm::detail::user_epilogue_types<TA, TB, TC, Op>::type;
+  static_assert(std::is_same<typename checked::user_op, Op>::value, "the call's types carry the operation");
+  return ::tgemm::detail::gemm_batched_impl<true>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
+                                                  batch_count, &ep, stream, opts);
+}
+
 /// `group_count` GEMMs whose sizes and pointers live in device memory (a mixture of experts, whose tokens per
 /// expert only the GPU knows): for each i, groups[i] (a tgemm::gemm_group_device in device memory) describes
 /// C_i = alpha op(A_i) op(B_i) + beta C_i in storage order `order`, with this call's ops, scalars and math option.
@@ -327,6 +347,20 @@ status gemm_grouped_device(layout order, op op_a, op op_b, ::tgemm::detail::scal
                            const options& opts = options{}) {
   return ::tgemm::detail::gemm_grouped_device_impl<true>(order, op_a, op_b, alpha, groups, group_count, bounds,
                                                          beta, &ep, group_status, stream, opts);
+}
+
+/// tgemm::gemm_grouped_device() with a tgemm::user_epilogue (tgemm::with_op): the built-in epilogue as above, then the
+/// caller's operation with batch = the group's index. Header-only mode only (see tgemm::user_epilogue).
+template <class TA, class TB, class TC, class Op>
+status gemm_grouped_device(layout order, op op_a, op op_b, ::tgemm::detail::scalar_for<TA, TC> alpha,
+                           const gemm_group_device<TA, TB, TC>* groups, int64_t group_count,
+                           const group_bounds& bounds, ::tgemm::detail::scalar_for<TA, TC> beta,
+                           const user_epilogue<TC, Op>& ep, int32_t* group_status = nullptr,
+                           cudaStream_t stream = nullptr, const options& opts = options{}) {
+  using checked = typename ::tgemm::detail::user_epilogue_types<TA, TB, TC, Op>::type;
+  static_assert(std::is_same<typename checked::user_op, Op>::value, "the call's types carry the operation");
+  return ::tgemm::detail::gemm_grouped_device_impl<true>(order, op_a, op_b, alpha, groups, group_count, bounds, beta,
+                                                         &ep, group_status, stream, opts);
 }
 
 TGEMM_END_DISPATCH_NAMESPACE

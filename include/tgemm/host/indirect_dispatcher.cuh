@@ -43,7 +43,7 @@ TGEMM_BEGIN_DISPATCH_NAMESPACE
 /// (those that suit any op pair; the products tile where the table names one of its own), four op pairs each, which
 /// pointer arrays and device-side groups share (kernel::indirect_products reads both), and the Hopper kernels of the
 /// kind alone; instantiated only where such a call is compiled (Fused: those with a fused epilogue, a second set).
-template <class Table, class Products, indirect_kind Kind, bool Fused = false>
+template <class Table, class Products, indirect_kind Kind, bool Fused = false, class User = device::no_user_op>
 struct indirect_kernels {
   /// The kernels' policy source for a slot: the slot that owns the kernel, so that a slot naming another's policy
   /// (products = small in most tables) adds no kernel.
@@ -56,7 +56,7 @@ struct indirect_kernels {
   static constexpr int scored_slots = 2;                ///< medium and small
   static constexpr int products_choice = slot_count - 1;  ///< its index in `slots`
   using scalar = typename policy::scalar_type;
-  using terms_type = device::epilogue_terms<typename policy::element_c, scalar>;
+  using terms_type = device::epilogue_terms_t<typename policy::element_c, scalar, User>;
   using kernel_type = void (*)(const Products, const scalar, const scalar, const kernel::tile_grid, const int64_t,
                                const terms_type);
 
@@ -74,7 +74,7 @@ struct indirect_kernels {
   template <op OpA, op OpB, size_t... Choice>
   static kernel_type kernel_of(int choice, std::index_sequence<Choice...>) {
     constexpr kernel_type kernels[] = {
-        &kernel::gemm_indirect_kernel<source<slots[Choice]>, OpA, OpB, Products, Fused>...};
+        &kernel::gemm_indirect_kernel<source<slots[Choice]>, OpA, OpB, Products, Fused, User>...};
     return kernels[choice];
   }
 
@@ -346,12 +346,12 @@ struct indirect_kernels {
   }
 };
 
-template <class TA, class TB, class TC, math_mode Math, indirect_kind Kind, bool Fused>
-status run_indirect_typed(const indirect_call<TA, TB, TC>& call, scalar_for<TA, TC> alpha, scalar_for<TA, TC> beta,
-                          cudaStream_t stream, const char* what) {
+template <class TA, class TB, class TC, math_mode Math, indirect_kind Kind, bool Fused, class User>
+status run_indirect_typed(const indirect_call<TA, TB, TC, User>& call, scalar_for<TA, TC> alpha,
+                          scalar_for<TA, TC> beta, cudaStream_t stream, const char* what) {
   if (call.empty) return status::success;
   using table = typename tuning::table_for<TA, TC, Math>::type;
-  return indirect_kernels<table, kernel::indirect_products<TA, TB, TC>, Kind, Fused>::run(
+  return indirect_kernels<table, kernel::indirect_products<TA, TB, TC>, Kind, Fused, User>::run(
       call.products, call.op_a, call.op_b, call.m, call.n, call.k, call.count, alpha, beta, call.terms, stream, what);
 }
 
