@@ -48,8 +48,10 @@ struct halve_and_mark {
 /// The paths the calls of one type took, so the suite can require that each was covered.
 struct paths_seen {
   bool wgmma = false, split = false, gemv = false, tiles = false, batch_in_grid = false, scale = false;
+  bool peeled = false;
   void add(const tgemm::detail::plan& p) {
     wgmma = wgmma || p.wgmma;
+    peeled = peeled || p.peeled;
     split = split || p.split_k;
     gemv = gemv || p.gemv;
     tiles = tiles || (!p.wgmma && !p.gemv && p.step_count > 0);
@@ -96,6 +98,11 @@ void run_user_suite() {
   batch_case ragged;
   ragged.m = 1029, ragged.n = 515, ragged.k = 130, ragged.beta = 1, ragged.ep.column_bias = true;
   run(ragged);
+  // Float's tiles peel the ragged edges of a large product into strips of their own (test/host/plan_test.cu pins
+  // this plan for an H200): each strip's kernel sees its block of C from (0, 0), the operation the caller's indices.
+  batch_case peel;
+  peel.m = 2080, peel.n = 4100, peel.k = 16, peel.beta = 0.5f, peel.ep.column_bias = true;
+  run(peel);
   // Split k: the reduction applies the operation (the slices' partial products must not).
   batch_case deep;
   deep.m = 64, deep.n = 48, deep.k = 6000, deep.beta = 0.5f, deep.op_a = op::transpose, deep.ep.row_bias = true;
@@ -134,6 +141,7 @@ void run_user_suite() {
   CHECK(seen.scale);
   CHECK(seen.batch_in_grid);
   if (runs_sm90a_kernels() && sizeof(AB) == 2) CHECK(seen.wgmma);
+  if (runs_sm90a_kernels() && std::is_same<AB, float>::value) CHECK(seen.peeled);  // an H200's float plan
 }
 
 /// `count` products (or groups) through tgemm::gemm_batched() (one shape, `device_groups` false) or
