@@ -1,8 +1,9 @@
 // tgemm's fused epilogue (tgemm::epilogue: bias + GELU) against cuBLASLt's (CUBLASLT_EPILOGUE_GELU_BIAS), bf16 and
 // float (strict FP32), timed side by side in one process; the bias alone (CUBLASLT_EPILOGUE_BIAS) and the plain
 // products (tgemm::gemm(), cuBLASLt's default epilogue) beside them; and tgemm with the GELU as the caller's own
-// `__device__` lambda (tgemm::with_op, bench/epilogue_user_op.cu) against tgemm's built-in bias + GELU (row
-// "user-gelu": its "Lt" columns hold the built-in call, its ratio is built-in time / lambda time).
+// `__device__` lambda (tgemm::with_op, bench/epilogue_user_op.cu; the same arithmetic as the built-in GELU, tanh.approx
+// for bf16) against tgemm's built-in bias + GELU (row "user-gelu": its "Lt" columns hold the built-in call, its ratio
+// is built-in time / lambda time).
 //
 // Usage: tgemm_bench_epilogue [--reps N] [--out DIR]
 //   --reps   timed repetitions per pair (default 30).
