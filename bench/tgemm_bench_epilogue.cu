@@ -230,8 +230,7 @@ void run_shapes(cublasLtHandle_t handle, int l2, int reps, std::ofstream& csv,
       const auto user_call = [&] {
         const int i = turn % sets;
         if (tgemm::bench::gemm_bias_user_gelu<T>(m, n, k, a[i], b[i], bias, d_tgemm) != tgemm::status::success) {
-          std::fprintf(stderr, "tgemm::gemm (user op) failed: %s
-", tgemm::last_error().message.c_str());
+          std::fprintf(stderr, "tgemm::gemm (user op) failed: %s\n", tgemm::last_error().message.c_str());
           std::exit(2);
         }
       };

@@ -240,7 +240,7 @@ TEST_CASE("user epilogue: float, strict FP32", "[user_epilogue]") { run_user_sui
 TEST_CASE("user epilogue: __nv_bfloat16", "[user_epilogue]") { run_user_suite<__nv_bfloat16, __nv_bfloat16>(); }
 
 TEST_CASE("user epilogue: a __device__ lambda through tgemm::gemm(), with and without the caller's workspace",
-          "[user_epilogue]") {
+          "[user_epilogue][sanitize]") {
   // D = min(v, cap[j]) for a row-major 300 x 200 x 96 bf16 product: the lambda reads a device vector it captured.
   const int64_t m = 300, n = 200, k = 96;
   const std::vector<float> ra = random_values(m * k), rb = random_values(k * n), rcap = random_values(n);
