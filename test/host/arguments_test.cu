@@ -12,6 +12,7 @@
 #include <limits>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -715,6 +716,65 @@ TEST_CASE("fused epilogue: the kernels' terms, row-major swaps, and a separate D
     CHECK(call.terms.product(2).row_bias == row_bias + 8);
     CHECK(call.terms.at(1, 2).column_bias == column_bias + 2);
   }
+}
+
+namespace {
+/// A caller's epilogue operation for the host checks (its call operator is never run here).
+struct tagged_op {
+  int tag = 0;
+  __host__ __device__ float operator()(float v, int64_t, int64_t, int64_t) const { return v + float(tag); }
+};
+}  // namespace
+
+TEST_CASE("user epilogue: the operation and the caller's coordinates travel with the kernels' terms",
+          "[arguments][epilogue]") {
+  using types = tgemm::detail::with_user_op<tgemm::detail::gemm_types<float>, tagged_op>;
+  static_assert(std::is_same<types::terms_type, tgemm::device::user_epilogue_terms<float, float, tagged_op>>::value,
+                "the call's types carry the operation into its terms");
+  tgemm::detail::canonical_call<types> call;
+  CHECK_FALSE(call.terms.active);  // default terms (a split slice's partial product): the operation is not applied
+  float row_bias[12], column_bias[5];
+  tgemm::epilogue<float> ep;
+  ep.row_bias = row_bias, ep.column_bias = column_bias, ep.stride_row_bias = 4;
+  const auto user = tgemm::with_op(ep, tagged_op{7});
+  static_assert(std::is_same<tgemm::detail::user_op_of<std::decay_t<decltype(user)>>::type, tagged_op>::value,
+                "with_op makes a user_epilogue of the operation's type");
+  const tgemm::epilogue<float>& built_in = user;
+  // Row-major: the built-ins swap rows and columns as for any fused call, and the operation is told to swap back.
+  REQUIRE(tgemm::detail::check_fused_arguments(layout::row_major, op::none, op::none, 4, 5, 6, 1.0f, fake_a, 6, fake_b,
+                                               5, 1.0f, fake_c, 5, built_in, call,
+                                               tgemm::detail::batch_shape{3, 24, 30, 20}) == status::success);
+  tgemm::detail::attach_user_op(user, layout::row_major, call.terms);
+  CHECK(call.terms.active);
+  CHECK(call.terms.swapped);
+  CHECK(call.terms.user.op.tag == 7);
+  CHECK(call.terms.user.op(1.0f, 0, 0, 0) == 8.0f);  // the caller's object itself, copied
+  CHECK(call.terms.row_bias == column_bias);
+  CHECK(call.terms.column_bias == row_bias);
+  // A peeled block and a product of the batch: the built-in offsets as before, the operation's coordinates with them.
+  const auto moved = call.terms.at(2, 3).product(2);
+  CHECK(moved.row0 == 2);
+  CHECK(moved.col0 == 3);
+  CHECK(moved.batch == 2);
+  CHECK(moved.column_bias == row_bias + 3 + 2 * 4);
+  CHECK(moved.user.op.tag == 7);
+  CHECK(moved.active);
+  // Assignment keeps the operation (a lambda has none of its own: the terms hold it in a union).
+  types::terms_type copy;
+  copy = moved;
+  CHECK(copy.user.op.tag == 7);
+  CHECK(copy.batch == 2);
+  // Pointer arrays: the indirect call carries the operation too.
+  tgemm::detail::indirect_call<float, float, float, tagged_op> indirect;
+  const float* const* arrays = reinterpret_cast<const float* const*>(fake_a);
+  REQUIRE(tgemm::detail::check_batched(layout::col_major, op::none, op::none, 4, 5, 6, 1.0f, arrays, 4, arrays, 6, 0.0f,
+                                       reinterpret_cast<float* const*>(fake_c), 4, 3, &built_in, tgemm::options{},
+                                       indirect) == status::success);
+  tgemm::detail::attach_user_op(user, layout::col_major, indirect.terms);
+  CHECK(indirect.fused);
+  CHECK_FALSE(indirect.terms.swapped);
+  CHECK(indirect.terms.product(1).batch == 1);
+  CHECK(indirect.terms.product(1).row_bias == row_bias + 4);
 }
 
 TEST_CASE("fused epilogue: each bad member has its own status and message, before any device work",
