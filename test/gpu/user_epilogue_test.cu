@@ -1,11 +1,11 @@
 // tgemm::gemm() and tgemm::gemm_strided_batched() with a tgemm::user_epilogue (tgemm::with_op): the built-in epilogue,
 // then the caller's operation, on every path a plan takes (the tile kernels, the sm_90a kernel with its TMA store and
 // its C-reading stores, split k with the reduction applying the operation, a staged product, GEMV, k = 0), both orders,
-// all op pairs, single calls and strided batches; and tgemm::gemm_batched() and tgemm::gemm_grouped_device(). The
-// operation depends on the element's row, column and product, so that a wrong index (a row-major call's swap, a
-// peeled strip's offset, a batch's product) shows. A functor and a `__device__` lambda (this target builds with
-// --extended-lambda). The calls compile their kernels here: this translation unit is in header-only mode (the others
-// of the test suite use the compiled library).
+// all op pairs, single calls and strided batches; tgemm::gemm_batched(), tgemm::gemm_grouped_device() and
+// tgemm::gemm_grouped(). The operation depends on the element's row, column and product, so that a wrong index (a
+// row-major call's swap, a peeled strip's offset, a batch's product) shows. A functor and a `__device__` lambda (this
+// target builds with --extended-lambda). The calls compile their kernels here: this translation unit is in
+// header-only mode (the others of the test suite use the compiled library).
 #undef TGEMM_COMPILED
 #include <tgemm/gemm.cuh>
 
@@ -224,7 +224,77 @@ void run_indirect_user(bool device_groups, layout order) {
   CHECK(bad == 0);
 }
 
+/// tgemm::gemm_grouped() with groups of their own shapes, each with its own tgemm::user_epilogue object (its own scale,
+/// and a row bias for one), one group with none; float, col-major. (The operation type of the float suite, so that
+/// no more kernels compile.)
+void run_grouped_user() {
+  struct shape {
+    int64_t m, n, k;
+    bool with_op, bias;
+  };
+  const std::vector<shape> shapes = {{70, 33, 40, true, false}, {128, 96, 64, true, true}, {9, 300, 17, false, false},
+                                     {200, 1, 50, true, false}};
+  std::vector<std::vector<float>> a, b, c0;
+  std::vector<std::unique_ptr<device_buffer<float>>> buffers;
+  std::vector<float> bias(128);
+  for (size_t i = 0; i < bias.size(); ++i) bias[i] = 0.25f * float(int(i % 9) - 4);
+  device_buffer<float> dbias(bias.size());
+  dbias.upload(bias);
+  using user_type = tgemm::user_epilogue<float, halve_and_mark>;
+  std::vector<user_type> eps;
+  eps.reserve(shapes.size());  // the groups point into it
+  std::vector<tgemm::gemm_group<float, float, float, user_type>> groups;
+  for (size_t g = 0; g < shapes.size(); ++g) {
+    const shape& s = shapes[g];
+    a.push_back(random_values(s.m * s.k)), b.push_back(random_values(s.k * s.n)), c0.push_back(random_values(s.m * s.n));
+    for (const auto* host : {&a.back(), &b.back(), &c0.back()}) {
+      buffers.push_back(std::make_unique<device_buffer<float>>(host->size()));
+      buffers.back()->upload(*host);
+    }
+    tgemm::epilogue<float> ep;
+    if (s.bias) ep.row_bias = dbias.get();
+    eps.push_back(tgemm::with_op(ep, halve_and_mark{1.0f / float(g + 1)}));
+    tgemm::gemm_group<float, float, float, user_type> group;
+    group.m = s.m, group.n = s.n, group.k = s.k, group.alpha = 1.0f, group.beta = 0.5f;
+    group.a = buffers[buffers.size() - 3]->get(), group.lda = s.m;
+    group.b = buffers[buffers.size() - 2]->get(), group.ldb = s.k;
+    group.c = buffers[buffers.size() - 1]->get(), group.ldc = s.m;
+    group.ep = s.with_op ? &eps.back() : nullptr;
+    groups.push_back(group);
+  }
+  const status st = tgemm::gemm_grouped(layout::col_major, groups.data(), int64_t(groups.size()));
+  INFO("status " << to_string(st) << ": " << (st == status::success ? "" : tgemm::last_error().message));
+  REQUIRE(st == status::success);
+  TGEMM_CUDA_REQUIRE(cudaDeviceSynchronize());
+  const double u = std::ldexp(1.0, -24);
+  int64_t bad = 0;
+  for (size_t g = 0; g < shapes.size(); ++g) {
+    const shape& s = shapes[g];
+    const std::vector<float> got = buffers[3 * g + 2]->download();
+    for (int64_t i = 0; i < s.m; ++i) {
+      for (int64_t j = 0; j < s.n; ++j) {
+        double sum = 0, magnitude = 0;
+        for (int64_t l = 0; l < s.k; ++l) {
+          const double x = double(a[g][size_t(i + l * s.m)]) * b[g][size_t(l + j * s.k)];
+          sum += x, magnitude += std::fabs(x);
+        }
+        const double old = c0[g][size_t(i + j * s.m)];
+        double want = sum + 0.5 * old + (s.bias ? bias[size_t(i)] : 0.0);
+        if (s.with_op) want = want / double(g + 1) + halve_and_mark::mark(i, j, 0);  // batch 0: one GEMM per group
+        const double allowed = double(s.k + 6) * u * (magnitude + std::fabs(old) + 4 + std::fabs(want));
+        bad += !(std::fabs(got[size_t(i + j * s.m)] - want) <= allowed);
+      }
+    }
+  }
+  INFO(bad << " elements out of bound");
+  CHECK(bad == 0);
+}
+
 }  // namespace
+
+TEST_CASE("user epilogue: tgemm::gemm_grouped(), each group its own operation object", "[user_epilogue]") {
+  run_grouped_user();
+}
 
 TEST_CASE("user epilogue: pointer arrays and device-side groups (the operation sees each product's index)",
           "[user_epilogue]") {

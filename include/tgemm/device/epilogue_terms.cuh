@@ -77,9 +77,13 @@ struct user_operation {
     User op;    ///< Called as op(value, row, col, batch) on each result; returns the value stored.
     char none;  ///< What a default-constructed one holds.
   };
+  /// No operation (terms that apply none: inactive).
   __host__ __device__ user_operation() : none() {}
+  /// A copy of the caller's operation.
   __host__ __device__ explicit user_operation(const User& u) : op(u) {}
+  /// Copies bit for bit (the operation is trivially copyable).
   user_operation(const user_operation&) = default;
+  /// Copies the other's operation in place of this one's.
   __host__ __device__ user_operation& operator=(const user_operation& other) {
     new (&op) User(other.op);  // the operation is trivially copyable: nothing to destroy first
     return *this;

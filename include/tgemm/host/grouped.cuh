@@ -22,7 +22,9 @@ namespace tgemm {
 
 /// One product of a grouped GEMM (tgemm::gemm_grouped()): C = alpha op(A) op(B) + beta C with its own ops, sizes,
 /// scalars, device pointers and leading dimensions, as tgemm::gemm() takes them, and optionally a fused epilogue.
-template <class TA, class TB = TA, class TC = TA>
+/// Epilogue: tgemm::epilogue<TC>, or a tgemm::user_epilogue<TC, Op> (one operation type for the whole array; each
+/// group may point to its own object of it, capturing its own values; the operation's batch index is 0).
+template <class TA, class TB = TA, class TC = TA, class Epilogue = epilogue<TC>>
 struct gemm_group {
   /// The type of alpha and beta: double for double, float otherwise.
   using scalar_type = detail::scalar_for<TA, TC>;
@@ -39,7 +41,7 @@ struct gemm_group {
   scalar_type beta = scalar_type(0);   ///< Scales C (C is not read when 0).
   TC* c = nullptr;                   ///< C, on the stream's device.
   int64_t ldc = 0;                   ///< C's leading dimension.
-  const epilogue<TC>* ep = nullptr;  ///< A fused epilogue for this product (null: none), as tgemm::gemm() takes one.
+  const Epilogue* ep = nullptr;      ///< A fused epilogue for this product (null: none), as tgemm::gemm() takes one.
 };
 
 namespace detail {
@@ -60,13 +62,21 @@ status run_hopper_groups(layout order, const gemm_group<TA, TB, TC>* groups, int
                          int64_t& taken);
 
 /// One group through tgemm::gemm() (with its epilogue, if any): planning only, when size_only is set.
-template <class TA, class TB, class TC>
-status gemm_one_group(layout order, const gemm_group<TA, TB, TC>& g, cudaStream_t stream, const workspace* ws,
+template <class TA, class TB, class TC, class Epilogue>
+status gemm_one_group(layout order, const gemm_group<TA, TB, TC, Epilogue>& g, cudaStream_t stream, const workspace* ws,
                       size_t* size_only, const options& opts) {
   using types = typename checked_gemm_types<TA, TB, TC>::type;
   if (g.ep != nullptr) {
-    return gemm_with_options<types, true>(order, g.op_a, g.op_b, g.m, g.n, g.k, g.alpha, g.a, g.lda, g.b, g.ldb,
-                                          g.beta, g.c, g.ldc, batch_shape{}, stream, ws, size_only, opts, g.ep);
+    using user = typename user_op_of<Epilogue>::type;
+    if constexpr (!std::is_same<user, device::no_user_op>::value) {
+      using user_types = typename user_epilogue_types<TA, TB, TC, user>::type;  // asserts the header-only mode
+      return gemm_with_options<user_types, true>(order, g.op_a, g.op_b, g.m, g.n, g.k, g.alpha, g.a, g.lda, g.b,
+                                                 g.ldb, g.beta, g.c, g.ldc, batch_shape{}, stream, ws, size_only, opts,
+                                                 g.ep);
+    } else {
+      return gemm_with_options<types, true>(order, g.op_a, g.op_b, g.m, g.n, g.k, g.alpha, g.a, g.lda, g.b, g.ldb,
+                                            g.beta, g.c, g.ldc, batch_shape{}, stream, ws, size_only, opts, g.ep);
+    }
   }
   return gemm_with_options<types>(order, g.op_a, g.op_b, g.m, g.n, g.k, g.alpha, g.a, g.lda, g.b, g.ldb, g.beta,
                                   g.c, g.ldc, batch_shape{}, stream, ws, size_only, opts);
@@ -76,8 +86,8 @@ status gemm_one_group(layout order, const gemm_group<TA, TB, TC>& g, cudaStream_
 /// launch, one workspace for all of them (the largest any group needs: the groups run one after another on the
 /// stream, so each reuses it), then the groups launched in order. A group's failure is reported as
 /// "groups[i]: " and tgemm::gemm()'s message, with its status.
-template <class TA, class TB, class TC>
-status gemm_grouped_impl(layout order, const gemm_group<TA, TB, TC>* groups, int64_t group_count,
+template <class TA, class TB, class TC, class Epilogue>
+status gemm_grouped_impl(layout order, const gemm_group<TA, TB, TC, Epilogue>* groups, int64_t group_count,
                          cudaStream_t stream, const workspace* given, size_t* size_only, const options& opts) {
   if (group_count < 0) {
     return fail(status::invalid_dimension, cudaSuccess, "group_count = %lld is negative", (long long)group_count);
@@ -114,7 +124,8 @@ status gemm_grouped_impl(layout order, const gemm_group<TA, TB, TC>* groups, int
     shared = workspace{scratch.data(), bytes};
   }
   for (int64_t i = 0; i < group_count;) {
-    if constexpr (hopper_groups_for<TA, TB, TC>) {
+    // (Arrays of groups with a user operation type run group by group: the grouped Hopper kernel has no epilogue.)
+    if constexpr (hopper_groups_for<TA, TB, TC> && std::is_same<Epilogue, epilogue<TC>>::value) {
       int64_t taken = 0;
       if (status s = run_hopper_groups(order, groups + i, group_count - i, stream, taken); s != status::success) {
         return failed(i, s);
@@ -153,24 +164,25 @@ TGEMM_BEGIN_DISPATCH_NAMESPACE
 ///
 /// \return status::success once every group is enqueued; group_count < 0 is invalid_dimension, a null `groups`
 /// with group_count > 0 null_pointer; group_count == 0 succeeds touching nothing.
-template <class TA, class TB, class TC>
-status gemm_grouped(layout order, const gemm_group<TA, TB, TC>* groups, int64_t group_count,
+template <class TA, class TB, class TC, class Epilogue>
+status gemm_grouped(layout order, const gemm_group<TA, TB, TC, Epilogue>* groups, int64_t group_count,
                     cudaStream_t stream = nullptr, const options& opts = options{}) {
   return detail::gemm_grouped_impl(order, groups, group_count, stream, nullptr, nullptr, opts);
 }
 
 /// tgemm::gemm_grouped() with the caller's workspace: at least gemm_grouped_workspace_size() bytes, aligned to 256.
-template <class TA, class TB, class TC>
-status gemm_grouped(layout order, const gemm_group<TA, TB, TC>* groups, int64_t group_count, cudaStream_t stream,
-                    workspace ws, const options& opts = options{}) {
+template <class TA, class TB, class TC, class Epilogue>
+status gemm_grouped(layout order, const gemm_group<TA, TB, TC, Epilogue>* groups, int64_t group_count,
+                    cudaStream_t stream, workspace ws, const options& opts = options{}) {
   return detail::gemm_grouped_impl(order, groups, group_count, stream, &ws, nullptr, opts);
 }
 
 /// The workspace bytes tgemm::gemm_grouped() needs for these groups (the largest any of them needs). Checks and
 /// plans every group, as the call does, and launches nothing.
-template <class TA, class TB, class TC>
-status gemm_grouped_workspace_size(layout order, const gemm_group<TA, TB, TC>* groups, int64_t group_count,
-                                   size_t& bytes, cudaStream_t stream = nullptr, const options& opts = options{}) {
+template <class TA, class TB, class TC, class Epilogue>
+status gemm_grouped_workspace_size(layout order, const gemm_group<TA, TB, TC, Epilogue>* groups,
+                                   int64_t group_count, size_t& bytes, cudaStream_t stream = nullptr,
+                                   const options& opts = options{}) {
   bytes = 0;
   return detail::gemm_grouped_impl(order, groups, group_count, stream, nullptr, &bytes, opts);
 }
