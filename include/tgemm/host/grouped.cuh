@@ -164,23 +164,49 @@ TGEMM_BEGIN_DISPATCH_NAMESPACE
 ///
 /// \return status::success once every group is enqueued; group_count < 0 is invalid_dimension, a null `groups`
 /// with group_count > 0 null_pointer; group_count == 0 succeeds touching nothing.
-template <class TA, class TB, class TC, class Epilogue>
-status gemm_grouped(layout order, const gemm_group<TA, TB, TC, Epilogue>* groups, int64_t group_count,
+template <class TA, class TB, class TC>
+status gemm_grouped(layout order, const gemm_group<TA, TB, TC>* groups, int64_t group_count,
                     cudaStream_t stream = nullptr, const options& opts = options{}) {
   return detail::gemm_grouped_impl(order, groups, group_count, stream, nullptr, nullptr, opts);
 }
 
 /// tgemm::gemm_grouped() with the caller's workspace: at least gemm_grouped_workspace_size() bytes, aligned to 256.
-template <class TA, class TB, class TC, class Epilogue>
-status gemm_grouped(layout order, const gemm_group<TA, TB, TC, Epilogue>* groups, int64_t group_count,
-                    cudaStream_t stream, workspace ws, const options& opts = options{}) {
+template <class TA, class TB, class TC>
+status gemm_grouped(layout order, const gemm_group<TA, TB, TC>* groups, int64_t group_count, cudaStream_t stream,
+                    workspace ws, const options& opts = options{}) {
   return detail::gemm_grouped_impl(order, groups, group_count, stream, &ws, nullptr, opts);
 }
 
 /// The workspace bytes tgemm::gemm_grouped() needs for these groups (the largest any of them needs). Checks and
 /// plans every group, as the call does, and launches nothing.
-template <class TA, class TB, class TC, class Epilogue>
-status gemm_grouped_workspace_size(layout order, const gemm_group<TA, TB, TC, Epilogue>* groups,
+template <class TA, class TB, class TC>
+status gemm_grouped_workspace_size(layout order, const gemm_group<TA, TB, TC>* groups, int64_t group_count,
+                                   size_t& bytes, cudaStream_t stream = nullptr, const options& opts = options{}) {
+  bytes = 0;
+  return detail::gemm_grouped_impl(order, groups, group_count, stream, nullptr, &bytes, opts);
+}
+
+/// tgemm::gemm_grouped() for groups whose epilogues carry the caller's operation (tgemm::user_epilogue<TC, Op>: each
+/// group's `ep` its own object of that type, or null). The operation's batch index is 0 (each group is one GEMM); the
+/// groups run one by one (the grouped Hopper kernel has no epilogue). Header-only mode only (see
+/// tgemm::user_epilogue). Separate overloads, so that a call naming <TA, TB, TC> with a null `groups` still finds the
+/// ones above.
+template <class TA, class TB, class TC, class Op>
+status gemm_grouped(layout order, const gemm_group<TA, TB, TC, user_epilogue<TC, Op>>* groups, int64_t group_count,
+                    cudaStream_t stream = nullptr, const options& opts = options{}) {
+  return detail::gemm_grouped_impl(order, groups, group_count, stream, nullptr, nullptr, opts);
+}
+
+/// tgemm::gemm_grouped() with user operations and the caller's workspace.
+template <class TA, class TB, class TC, class Op>
+status gemm_grouped(layout order, const gemm_group<TA, TB, TC, user_epilogue<TC, Op>>* groups, int64_t group_count,
+                    cudaStream_t stream, workspace ws, const options& opts = options{}) {
+  return detail::gemm_grouped_impl(order, groups, group_count, stream, &ws, nullptr, opts);
+}
+
+/// The workspace bytes tgemm::gemm_grouped() with user operations needs.
+template <class TA, class TB, class TC, class Op>
+status gemm_grouped_workspace_size(layout order, const gemm_group<TA, TB, TC, user_epilogue<TC, Op>>* groups,
                                    int64_t group_count, size_t& bytes, cudaStream_t stream = nullptr,
                                    const options& opts = options{}) {
   bytes = 0;
