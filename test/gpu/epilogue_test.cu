@@ -13,6 +13,8 @@
 #include "element_values.hpp"
 #include "random.hpp"
 
+#include <cuda/std/mdspan>
+
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -324,4 +326,51 @@ TEST_CASE("fused epilogue under compute-sanitizer: tiles, split k, GEMV, a separ
   batch_case wide;  // the large tile on an H200: bf16's ping-pong kernel, several tiles per consumer, ragged
   wide.m = 4104, wide.n = 2000, wide.k = 64, wide.ep.act = activation::gelu_tanh, wide.ep.row_bias = true;
   run(wide);
+}
+
+TEST_CASE("fused epilogue: the mdspan overloads give the pointer calls' result, bit for bit", "[epilogue][mdspan]") {
+  namespace cs = cuda::std;
+  using extents2 = cs::dextents<int64_t, 2>;
+  using extents3 = cs::dextents<int64_t, 3>;
+  const int64_t m = 96, n = 80, k = 40, count = 3;  // column-major products, one after another
+  const std::vector<float> a = random_values(count * m * k), b = random_values(count * k * n);
+  const std::vector<float> bias = random_values(m);
+  device_buffer<float> da(a.size()), db(b.size()), dbias(bias.size()), by_pointers(size_t(count * m * n)),
+      by_views(size_t(count * m * n));
+  da.upload(a);
+  db.upload(b);
+  dbias.upload(bias);
+  tgemm::epilogue<float> ep;
+  ep.row_bias = dbias.get(), ep.act = activation::gelu_erf;  // one bias for every product (stride 0)
+  // One product: rank-2 column-major views (row_bias: one value per row of the view) against the pointer call.
+  REQUIRE(tgemm::gemm(layout::col_major, op::none, op::none, m, n, k, 1.0f, da.get(), m, db.get(), k, 0.0f,
+                      by_pointers.get(), m, ep) == status::success);
+  REQUIRE(tgemm::gemm(1.0f, cs::mdspan<const float, extents2, cs::layout_left>(da.get(), m, k),
+                      cs::mdspan<const float, extents2, cs::layout_left>(db.get(), k, n), 0.0f,
+                      cs::mdspan<float, extents2, cs::layout_left>(by_views.get(), m, n), ep) == status::success);
+  TGEMM_CUDA_REQUIRE(cudaDeviceSynchronize());
+  const std::vector<float> one_p = by_pointers.download(), one_v = by_views.download();
+  int64_t differ = 0;
+  for (int64_t i = 0; i < m * n; ++i) differ += !same_bits(one_p[size_t(i)], one_v[size_t(i)]);
+  CHECK(differ == 0);
+  // The batch: rank-3 views (layout_stride: each matrix column-major, the products m k, k n, m n apart).
+  using strided = cs::layout_stride::mapping<extents3>;
+  REQUIRE(tgemm::gemm_strided_batched(layout::col_major, op::none, op::none, m, n, k, 1.0f, da.get(), m, m * k,
+                                      db.get(), k, k * n, 0.0f, by_pointers.get(), m, m * n, count, ep) ==
+          status::success);
+  REQUIRE(tgemm::gemm_strided_batched(
+              1.0f,
+              cs::mdspan<const float, extents3, cs::layout_stride>(
+                  da.get(), strided(extents3(count, m, k), cs::array<int64_t, 3>{m * k, 1, m})),
+              cs::mdspan<const float, extents3, cs::layout_stride>(
+                  db.get(), strided(extents3(count, k, n), cs::array<int64_t, 3>{k * n, 1, k})),
+              0.0f,
+              cs::mdspan<float, extents3, cs::layout_stride>(
+                  by_views.get(), strided(extents3(count, m, n), cs::array<int64_t, 3>{m * n, 1, m})),
+              ep) == status::success);
+  TGEMM_CUDA_REQUIRE(cudaDeviceSynchronize());
+  const std::vector<float> all_p = by_pointers.download(), all_v = by_views.download();
+  differ = 0;
+  for (size_t i = 0; i < all_p.size(); ++i) differ += !same_bits(all_p[i], all_v[i]);
+  CHECK(differ == 0);
 }

@@ -15,6 +15,8 @@
 #include "element_values.hpp"
 #include "random.hpp"
 
+#include <cuda/std/mdspan>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -378,4 +380,46 @@ TEST_CASE("user epilogue: bad arguments are refused as with a built-in epilogue,
                     tgemm::with_op(tgemm::epilogue<float>{}, mark)) == status::invalid_leading_dimension);
   TGEMM_CUDA_REQUIRE(cudaDeviceSynchronize());
   CHECK(dc.download() == poison);
+}
+
+TEST_CASE("user epilogue: the mdspan overloads give the pointer calls' result, bit for bit", "[user_epilogue][mdspan]") {
+  namespace cs = cuda::std;
+  using extents2 = cs::dextents<int64_t, 2>;
+  using extents3 = cs::dextents<int64_t, 3>;
+  const int64_t m = 96, n = 80, k = 40, count = 3;  // row-major products, one after another
+  const std::vector<float> ra = random_values(count * m * k), rb = random_values(count * k * n);
+  std::vector<__nv_bfloat16> a(ra.size()), b(rb.size());
+  for (size_t i = 0; i < a.size(); ++i) a[i] = from_float<__nv_bfloat16>(ra[i]);
+  for (size_t i = 0; i < b.size(); ++i) b[i] = from_float<__nv_bfloat16>(rb[i]);
+  device_buffer<__nv_bfloat16> da(a.size()), db(b.size()), by_pointers(size_t(count * m * n)),
+      by_views(size_t(count * m * n));
+  da.upload(a);
+  db.upload(b);
+  const auto ep = tgemm::with_op(tgemm::epilogue<__nv_bfloat16>{}, halve_and_mark{});
+  // One product: rank-2 row-major views against the row-major pointer call.
+  REQUIRE(tgemm::gemm(layout::row_major, op::none, op::none, m, n, k, 1.0f, da.get(), k, db.get(), n, 0.0f,
+                      by_pointers.get(), n, ep) == status::success);
+  REQUIRE(tgemm::gemm(1.0f, cs::mdspan<const __nv_bfloat16, extents2, cs::layout_right>(da.get(), m, k),
+                      cs::mdspan<const __nv_bfloat16, extents2, cs::layout_right>(db.get(), k, n), 0.0f,
+                      cs::mdspan<__nv_bfloat16, extents2, cs::layout_right>(by_views.get(), m, n), ep) ==
+          status::success);
+  TGEMM_CUDA_REQUIRE(cudaDeviceSynchronize());
+  const std::vector<__nv_bfloat16> one_p = by_pointers.download(), one_v = by_views.download();
+  int64_t differ = 0;
+  for (int64_t i = 0; i < m * n; ++i) differ += !same_bits(one_p[size_t(i)], one_v[size_t(i)]);
+  CHECK(differ == 0);
+  // The batch: rank-3 views (count, rows, columns) against the strided pointer call.
+  REQUIRE(tgemm::gemm_strided_batched(layout::row_major, op::none, op::none, m, n, k, 1.0f, da.get(), k, m * k,
+                                      db.get(), n, k * n, 0.0f, by_pointers.get(), n, m * n, count, ep) ==
+          status::success);
+  REQUIRE(tgemm::gemm_strided_batched(
+              1.0f, cs::mdspan<const __nv_bfloat16, extents3, cs::layout_right>(da.get(), count, m, k),
+              cs::mdspan<const __nv_bfloat16, extents3, cs::layout_right>(db.get(), count, k, n), 0.0f,
+              cs::mdspan<__nv_bfloat16, extents3, cs::layout_right>(by_views.get(), count, m, n), ep) ==
+          status::success);
+  TGEMM_CUDA_REQUIRE(cudaDeviceSynchronize());
+  const std::vector<__nv_bfloat16> all_p = by_pointers.download(), all_v = by_views.download();
+  differ = 0;
+  for (size_t i = 0; i < all_p.size(); ++i) differ += !same_bits(all_p[i], all_v[i]);
+  CHECK(differ == 0);
 }
