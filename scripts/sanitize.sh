@@ -25,8 +25,8 @@
 #     the products tile, a misaligned product (the direct loop), a null C skipped, experts with an empty group and
 #     k = 0;
 #   - user epilogue operations ([sanitize] of tgemm_gpu_user_epilogue_tests, every tool): a __device__ lambda reading
-#     a captured device vector of C's extent, on a Hopper TMA-store call with ragged tiles (the operation must see
-#     elements inside C only), with and without the caller's workspace;
+#     a captured device vector of C's extent, on a shape no tile divides (the operation must see elements inside C
+#     only), with and without the caller's workspace;
 #   - [initcheck] (memcheck and initcheck): gemm() and every launch<P>() with beta = 0 on a C straight from
 #     cudaMalloc, never written, so initcheck proves that beta = 0 never reads C (and that tgemm's scratch memory
 #     is written before it is read); also k = 0 and alpha = 0 with beta = 0.

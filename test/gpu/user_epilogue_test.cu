@@ -313,7 +313,8 @@ TEST_CASE("user epilogue: __nv_bfloat16", "[user_epilogue]") { run_user_suite<__
 
 TEST_CASE("user epilogue: a __device__ lambda through tgemm::gemm(), with and without the caller's workspace",
           "[user_epilogue][sanitize]") {
-  // D = min(v, cap[j]) for a row-major 300 x 200 x 96 bf16 product: the lambda reads a device vector it captured.
+  // D = min(v, cap[j]) for a row-major 300 x 200 x 96 bf16 product: the lambda reads a device vector it captured, of
+  // C's extent, on a shape no tile divides (the operation must see elements inside C only; memcheck in sanitize.sh).
   const int64_t m = 300, n = 200, k = 96;
   const std::vector<float> ra = random_values(m * k), rb = random_values(k * n), rcap = random_values(n);
   std::vector<__nv_bfloat16> a(size_t(m * k)), b(size_t(k * n));
