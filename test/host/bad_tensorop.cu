@@ -2,6 +2,10 @@
 // with an element combination it does not multiply, or with a tgemm::user_epilogue in compiled mode
 // (test/host/CMakeLists.txt compiles this file once per case, in compiled mode so that no kernel is built, and
 // expects each case but 0 to fail with its own message).
+#if defined(TGEMM_BAD_TENSOROP_CASE) && TGEMM_BAD_TENSOROP_CASE == 11
+#undef TGEMM_COMPILED  // the check is in the user epilogue's terms, which only the header-only mode instantiates
+#include <string>
+#endif
 #include <tgemm/gemm.cuh>
 
 #ifndef TGEMM_BAD_TENSOROP_CASE
@@ -74,6 +78,17 @@ struct twice {
 tgemm::status call_user_epilogue(const float* a, float* c) {
   return tgemm::gemm(tgemm::layout::col_major, tgemm::op::none, tgemm::op::none, 8, 8, 8, 1.0f, a, 8, a, 8, 0.0f, c, 8,
                      tgemm::with_op(tgemm::epilogue<float>{}, twice{}));
+}
+using bad_policy = tensorop_policy<block_shape<64, 64, 16>, warp_shape<32, 32>, mma_shape<16, 8, 4>, 4, double>;
+#elif TGEMM_BAD_TENSOROP_CASE == 11
+// A user epilogue operation that is not trivially copyable (it travels to the GPU as a kernel argument).
+struct named_op {
+  std::string name;
+  __device__ float operator()(float v, int64_t, int64_t, int64_t) const { return v; }
+};
+tgemm::status call_named_op(const float* a, float* c) {
+  return tgemm::gemm(tgemm::layout::col_major, tgemm::op::none, tgemm::op::none, 8, 8, 8, 1.0f, a, 8, a, 8, 0.0f, c, 8,
+                     tgemm::with_op(tgemm::epilogue<float>{}, named_op{}));
 }
 using bad_policy = tensorop_policy<block_shape<64, 64, 16>, warp_shape<32, 32>, mma_shape<16, 8, 4>, 4, double>;
 #else
