@@ -100,9 +100,9 @@ inline int64_t batch_elements(int64_t count, int64_t stride, int64_t span) {
 
 /// Runs `c` through tgemm::gemm_strided_batched() (with the caller's workspace when `own_workspace`) and checks every
 /// product's C against the reference, and every element of C's buffer that no product owns (padding, gaps, a guard
-/// after the last) for its sentinel. Returns the plan that ran. With `op` (a fused epilogue, c.ep.on; not with
-/// own_workspace): the call takes tgemm::with_op(epilogue, *op), and the reference applies op->reference(value, i, j,
-/// product) to each result last. Op's operation must be a contraction plus a term exact in C's type (the bound adds
+/// after the last) for its sentinel. Returns the plan that ran. With `op` (a fused epilogue, c.ep.on; strict math; not
+/// with own_workspace): the call takes tgemm::with_op(epilogue, *op) and no options, and the reference applies
+/// op->reference(value, i, j, product) to each result last. Op's operation must be a contraction plus a term exact in C's type (the bound adds
 /// one rounding of the result).
 template <class AB, class C, class Op = tgemm::device::no_user_op>
 inline tgemm::detail::plan run_batch(const batch_case& c, bool own_workspace = false, const Op* op = nullptr) {
@@ -194,9 +194,10 @@ inline tgemm::detail::plan run_batch(const batch_case& c, bool own_workspace = f
     REQUIRE(e.on);
     REQUIRE(!own_workspace);
     REQUIRE(op != nullptr);
+    REQUIRE(c.math == tgemm::math_mode::strict);  // called without options: only the strict table's kernels compile
     s = tgemm::gemm_strided_batched(c.order, c.op_a, c.op_b, c.m, c.n, c.k, c.alpha, da.get(), c.lda(), c.sa(),
                                     db.get(), c.ldb(), c.sb(), c.beta, dc.get(), c.ldc(), c.sc(), c.count,
-                                    tgemm::with_op(epilogue, *op), nullptr, opts);
+                                    tgemm::with_op(epilogue, *op));
   } else if (e.on) {
     if (own_workspace) {
       size_t bytes = 0;

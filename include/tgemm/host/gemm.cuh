@@ -204,6 +204,36 @@ status gemm_with_options(layout order, op op_a, op op_b, int64_t m, int64_t n, i
                                                               C, ldc, batch, stream, ws, size_only, ep);
   });
 }
+
+/// The options argument of a call with a tgemm::user_epilogue that passes none: such a call runs strict math (as
+/// with default options), and only that table's kernels compile for its operation (with tgemm::options, a float
+/// call also compiles the TF32 and 3xTF32 tables' kernels, since the options choose among them at run time).
+struct no_options {};
+
+/// The options a call's checks read: the caller's, or the defaults where it passed none.
+inline const options& options_of(const options& opts) { return opts; }
+/// See options_of.
+inline options options_of(no_options) { return options{}; }
+
+/// The math modes a call with a tgemm::user_epilogue may run: strict alone without options (no_options), any with
+/// tgemm::options.
+template <class Types, class Options, class Epilogue>
+status gemm_user_call(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k,
+                      typename Types::scalar_type alpha, const typename Types::element_a* A, int64_t lda,
+                      const typename Types::element_b* B, int64_t ldb, typename Types::scalar_type beta,
+                      typename Types::element_c* C, int64_t ldc, const batch_shape& batch, cudaStream_t stream,
+                      const workspace* ws, size_t* size_only, const Options& opts, const Epilogue* ep) {
+  static_assert(std::is_same<Options, options>::value || std::is_same<Options, no_options>::value,
+                "the argument after the stream (or workspace) of a call with a tgemm::user_epilogue is a "
+                "tgemm::options");
+  if constexpr (std::is_same<Options, no_options>::value) {
+    return gemm_for_mode<Types, math_mode::strict, true>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C,
+                                                         ldc, batch, stream, ws, size_only, ep);
+  } else {
+    return gemm_with_options<Types, true>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, batch,
+                                          stream, ws, size_only, opts, ep);
+  }
+}
 TGEMM_END_DISPATCH_NAMESPACE
 }  // namespace detail
 
@@ -428,56 +458,54 @@ status gemm_strided_batched_workspace_size(layout order, op op_a, op op_b, int64
 /// operation on each result, in the same kernels (every path a plan takes: the tile kernels, the sm_90a kernel, GEMV,
 /// the split-K reduction, C = beta C). Same arguments, semantics and statuses as tgemm::gemm() with a tgemm::epilogue.
 /// The kernels compile where the call is, for each Op type: header-only mode only (a translation unit of the compiled
-/// mode stops with a message).
-template <class TA, class TB, class TC, class Op>
+/// mode stops with a message). Without `opts` a float call runs strict FP32 and compiles that table's kernels only;
+/// with a tgemm::options it may run TF32 or 3xTF32, and compiles their tables' kernels too.
+template <class TA, class TB, class TC, class Op, class Options = ::tgemm::detail::no_options>
 status gemm(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, ::tgemm::detail::scalar_for<TA, TC> alpha,
             const TA* A, int64_t lda, const TB* B, int64_t ldb, ::tgemm::detail::scalar_for<TA, TC> beta, TC* C,
             int64_t ldc, const user_epilogue<TC, Op>& ep, cudaStream_t stream = nullptr,
-            const options& opts = options{}) {
+            const Options& opts = Options{}) {
   using types = typename ::tgemm::detail::user_epilogue_types<TA, TB, TC, Op>::type;
-  return ::tgemm::detail::gemm_with_options<types, true>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C,
-                                                         ldc, ::tgemm::detail::batch_shape{}, stream, nullptr, nullptr,
-                                                         opts, &ep);
+  return ::tgemm::detail::gemm_user_call<types>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
+                                                ::tgemm::detail::batch_shape{}, stream, nullptr, nullptr, opts, &ep);
 }
 
 /// tgemm::gemm() with a tgemm::user_epilogue and the caller's workspace.
-template <class TA, class TB, class TC, class Op>
+template <class TA, class TB, class TC, class Op, class Options = ::tgemm::detail::no_options>
 status gemm(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, ::tgemm::detail::scalar_for<TA, TC> alpha,
             const TA* A, int64_t lda, const TB* B, int64_t ldb, ::tgemm::detail::scalar_for<TA, TC> beta, TC* C,
             int64_t ldc, const user_epilogue<TC, Op>& ep, cudaStream_t stream, workspace ws,
-            const options& opts = options{}) {
+            const Options& opts = Options{}) {
   using types = typename ::tgemm::detail::user_epilogue_types<TA, TB, TC, Op>::type;
-  return ::tgemm::detail::gemm_with_options<types, true>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C,
-                                                         ldc, ::tgemm::detail::batch_shape{}, stream, &ws, nullptr,
-                                                         opts, &ep);
+  return ::tgemm::detail::gemm_user_call<types>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
+                                                ::tgemm::detail::batch_shape{}, stream, &ws, nullptr, opts, &ep);
 }
 
 /// The workspace bytes tgemm::gemm() with this tgemm::user_epilogue needs.
-template <class TA, class TB, class TC, class Op>
+template <class TA, class TB, class TC, class Op, class Options = ::tgemm::detail::no_options>
 status gemm_workspace_size(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k,
                            ::tgemm::detail::scalar_for<TA, TC> alpha, const TA* A, int64_t lda, const TB* B,
                            int64_t ldb, ::tgemm::detail::scalar_for<TA, TC> beta, TC* C, int64_t ldc,
                            const user_epilogue<TC, Op>& ep, size_t& bytes, cudaStream_t stream = nullptr,
-                           const options& opts = options{}) {
+                           const Options& opts = Options{}) {
   using types = typename ::tgemm::detail::user_epilogue_types<TA, TB, TC, Op>::type;
   bytes = 0;
-  return ::tgemm::detail::gemm_with_options<types, true>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C,
-                                                         ldc, ::tgemm::detail::batch_shape{}, stream, nullptr, &bytes,
-                                                         opts, &ep);
+  return ::tgemm::detail::gemm_user_call<types>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
+                                                ::tgemm::detail::batch_shape{}, stream, nullptr, &bytes, opts, &ep);
 }
 
 /// tgemm::gemm_strided_batched() with a tgemm::user_epilogue: product p applies `ep` as the overload taking a
-/// tgemm::epilogue does, then the operation with batch = p.
-template <class TA, class TB, class TC, class Op>
+/// tgemm::epilogue does, then the operation with batch = p. Options as for tgemm::gemm() with one.
+template <class TA, class TB, class TC, class Op, class Options = ::tgemm::detail::no_options>
 status gemm_strided_batched(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k,
                             ::tgemm::detail::scalar_for<TA, TC> alpha, const TA* A, int64_t lda, int64_t stride_a,
                             const TB* B, int64_t ldb, int64_t stride_b, ::tgemm::detail::scalar_for<TA, TC> beta,
                             TC* C, int64_t ldc, int64_t stride_c, int64_t batch_count, const user_epilogue<TC, Op>& ep,
-                            cudaStream_t stream = nullptr, const options& opts = options{}) {
+                            cudaStream_t stream = nullptr, const Options& opts = Options{}) {
   using types = typename ::tgemm::detail::user_epilogue_types<TA, TB, TC, Op>::type;
-  return ::tgemm::detail::gemm_with_options<types, true>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C,
-                                                         ldc, {batch_count, stride_a, stride_b, stride_c}, stream,
-                                                         nullptr, nullptr, opts, &ep);
+  return ::tgemm::detail::gemm_user_call<types>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
+                                                {batch_count, stride_a, stride_b, stride_c}, stream, nullptr, nullptr,
+                                                opts, &ep);
 }
 
 TGEMM_END_DISPATCH_NAMESPACE

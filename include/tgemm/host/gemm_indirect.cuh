@@ -190,24 +190,28 @@ status run_indirect_typed(const indirect_call<TA, TB, TC, User>& call, scalar_fo
 
 /// Runs a checked indirect call of kind Kind in the math mode its options ask for. Fused: the call has a fused
 /// epilogue, whose kernels only such calls instantiate.
-template <indirect_kind Kind, bool Fused, class TA, class TB, class TC, class User>
+template <indirect_kind Kind, bool Fused, class TA, class TB, class TC, class User, class Options>
 status run_indirect(const indirect_call<TA, TB, TC, User>& call, scalar_for<TA, TC> alpha, scalar_for<TA, TC> beta,
-                    cudaStream_t stream, const options& opts, const char* what) {
-  return with_math<TA>(opts, [&](auto math) -> status {
-    return run_indirect_typed<TA, TB, TC, decltype(math)::value, Kind, Fused, User>(call, alpha, beta, stream, what);
-  });
+                    cudaStream_t stream, const Options& opts, const char* what) {
+  if constexpr (std::is_same<Options, no_options>::value) {  // a user epilogue's call without options: strict only
+    return run_indirect_typed<TA, TB, TC, math_mode::strict, Kind, Fused, User>(call, alpha, beta, stream, what);
+  } else {
+    return with_math<TA>(opts, [&](auto math) -> status {
+      return run_indirect_typed<TA, TB, TC, decltype(math)::value, Kind, Fused, User>(call, alpha, beta, stream, what);
+    });
+  }
 }
 
 /// tgemm::gemm_batched(), with the fused epilogue `*ep` (Fused: a tgemm::epilogue or tgemm::user_epilogue) or none
 /// (`ep` null).
-template <bool Fused, class TA, class TB, class TC, class Epilogue = epilogue<TC>>
+template <bool Fused, class TA, class TB, class TC, class Epilogue = epilogue<TC>, class Options = options>
 status gemm_batched_impl(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, scalar_for<TA, TC> alpha,
                          const TA* const* A, int64_t lda, const TB* const* B, int64_t ldb, scalar_for<TA, TC> beta,
                          TC* const* C, int64_t ldc, int64_t batch_count, const Epilogue* ep, cudaStream_t stream,
-                         const options& opts) {
+                         const Options& opts) {
   indirect_call<TA, TB, TC, typename user_op_of<Epilogue>::type> call;
   if (status s = check_batched(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, batch_count,
-                               static_cast<const epilogue<TC>*>(ep), opts, call);
+                               static_cast<const epilogue<TC>*>(ep), options_of(opts), call);
       s != status::success) {
     return s;
   }
@@ -217,14 +221,14 @@ status gemm_batched_impl(layout order, op op_a, op op_b, int64_t m, int64_t n, i
 
 /// tgemm::gemm_grouped_device(), with the fused epilogue `*ep` (Fused: a tgemm::epilogue or tgemm::user_epilogue) or
 /// none (`ep` null).
-template <bool Fused, class TA, class TB, class TC, class Epilogue = epilogue<TC>>
+template <bool Fused, class TA, class TB, class TC, class Epilogue = epilogue<TC>, class Options = options>
 status gemm_grouped_device_impl(layout order, op op_a, op op_b, scalar_for<TA, TC> alpha,
                                 const gemm_group_device<TA, TB, TC>* groups, int64_t group_count,
                                 const group_bounds& bounds, scalar_for<TA, TC> beta, const Epilogue* ep,
-                                int32_t* group_status, cudaStream_t stream, const options& opts) {
+                                int32_t* group_status, cudaStream_t stream, const Options& opts) {
   indirect_call<TA, TB, TC, typename user_op_of<Epilogue>::type> call;
   if (status s = check_grouped_device(order, op_a, op_b, alpha, groups, group_count, bounds, beta,
-                                      static_cast<const epilogue<TC>*>(ep), group_status, opts, call);
+                                      static_cast<const epilogue<TC>*>(ep), group_status, options_of(opts), call);
       s != status::success) {
     return s;
   }
@@ -292,13 +296,14 @@ status gemm_batched(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_
 }
 
 /// tgemm::gemm_batched() with a tgemm::user_epilogue (tgemm::with_op): the built-in epilogue as above, then the
-/// caller's operation with batch = the product's index. Header-only mode only (see tgemm::user_epilogue).
-template <class TA, class TB, class TC, class Op>
+/// caller's operation with batch = the product's index. Header-only mode only (see tgemm::user_epilogue); options
+/// as for tgemm::gemm() with one (none: strict, and only its kernels compile).
+template <class TA, class TB, class TC, class Op, class Options = ::tgemm::detail::no_options>
 status gemm_batched(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k,
                     ::tgemm::detail::scalar_for<TA, TC> alpha, const TA* const* A, int64_t lda, const TB* const* B,
                     int64_t ldb, ::tgemm::detail::scalar_for<TA, TC> beta, TC* const* C, int64_t ldc,
                     int64_t batch_count, const user_epilogue<TC, Op>& ep, cudaStream_t stream = nullptr,
-                    const options& opts = options{}) {
+                    const Options& opts = Options{}) {
   using checked = typename ::tgemm::detail::user_epilogue_types<TA, TB, TC, Op>::type;
   static_assert(std::is_same<typename checked::user_op, Op>::value, "the call's types carry the operation");
   return ::tgemm::detail::gemm_batched_impl<true>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
@@ -350,13 +355,14 @@ status gemm_grouped_device(layout order, op op_a, op op_b, ::tgemm::detail::scal
 }
 
 /// tgemm::gemm_grouped_device() with a tgemm::user_epilogue (tgemm::with_op): the built-in epilogue as above, then the
-/// caller's operation with batch = the group's index. Header-only mode only (see tgemm::user_epilogue).
-template <class TA, class TB, class TC, class Op>
+/// caller's operation with batch = the group's index. Header-only mode only (see tgemm::user_epilogue); options as
+/// for tgemm::gemm() with one (none: strict, and only its kernels compile).
+template <class TA, class TB, class TC, class Op, class Options = ::tgemm::detail::no_options>
 status gemm_grouped_device(layout order, op op_a, op op_b, ::tgemm::detail::scalar_for<TA, TC> alpha,
                            const gemm_group_device<TA, TB, TC>* groups, int64_t group_count,
                            const group_bounds& bounds, ::tgemm::detail::scalar_for<TA, TC> beta,
                            const user_epilogue<TC, Op>& ep, int32_t* group_status = nullptr,
-                           cudaStream_t stream = nullptr, const options& opts = options{}) {
+                           cudaStream_t stream = nullptr, const Options& opts = Options{}) {
   using checked = typename ::tgemm::detail::user_epilogue_types<TA, TB, TC, Op>::type;
   static_assert(std::is_same<typename checked::user_op, Op>::value, "the call's types carry the operation");
   return ::tgemm::detail::gemm_grouped_device_impl<true>(order, op_a, op_b, alpha, groups, group_count, bounds, beta,

@@ -61,34 +61,44 @@ template <class TA, class TB, class TC>
 status run_hopper_groups(layout order, const gemm_group<TA, TB, TC>* groups, int64_t count, cudaStream_t stream,
                          int64_t& taken);
 
-/// One group through tgemm::gemm() (with its epilogue, if any): planning only, when size_only is set.
-template <class TA, class TB, class TC, class Epilogue>
+/// One group through tgemm::gemm() (with its epilogue, if any): planning only, when size_only is set. Options:
+/// tgemm::options, or no_options for an array of user-epilogue groups called without (strict only).
+template <class TA, class TB, class TC, class Epilogue, class Options>
 status gemm_one_group(layout order, const gemm_group<TA, TB, TC, Epilogue>& g, cudaStream_t stream, const workspace* ws,
-                      size_t* size_only, const options& opts) {
+                      size_t* size_only, const Options& opts) {
   using types = typename checked_gemm_types<TA, TB, TC>::type;
-  if (g.ep != nullptr) {
-    using user = typename user_op_of<Epilogue>::type;
-    if constexpr (!std::is_same<user, device::no_user_op>::value) {
-      using user_types = typename user_epilogue_types<TA, TB, TC, user>::type;  // asserts the header-only mode
-      return gemm_with_options<user_types, true>(order, g.op_a, g.op_b, g.m, g.n, g.k, g.alpha, g.a, g.lda, g.b,
-                                                 g.ldb, g.beta, g.c, g.ldc, batch_shape{}, stream, ws, size_only, opts,
-                                                 g.ep);
+  using user = typename user_op_of<Epilogue>::type;
+  if constexpr (!std::is_same<user, device::no_user_op>::value) {
+    using user_types = typename user_epilogue_types<TA, TB, TC, user>::type;  // asserts the header-only mode
+    if (g.ep != nullptr) {
+      return gemm_user_call<user_types>(order, g.op_a, g.op_b, g.m, g.n, g.k, g.alpha, g.a, g.lda, g.b, g.ldb, g.beta,
+                                        g.c, g.ldc, batch_shape{}, stream, ws, size_only, opts, g.ep);
+    }
+    if constexpr (std::is_same<Options, no_options>::value) {  // a group without epilogue, strict as its neighbours
+      return gemm_for_mode<types, math_mode::strict, false>(order, g.op_a, g.op_b, g.m, g.n, g.k, g.alpha, g.a, g.lda,
+                                                             g.b, g.ldb, g.beta, g.c, g.ldc, batch_shape{}, stream, ws,
+                                                             size_only, static_cast<const epilogue<TC>*>(nullptr));
     } else {
+      return gemm_with_options<types>(order, g.op_a, g.op_b, g.m, g.n, g.k, g.alpha, g.a, g.lda, g.b, g.ldb, g.beta,
+                                      g.c, g.ldc, batch_shape{}, stream, ws, size_only, opts);
+    }
+  } else {
+    if (g.ep != nullptr) {
       return gemm_with_options<types, true>(order, g.op_a, g.op_b, g.m, g.n, g.k, g.alpha, g.a, g.lda, g.b, g.ldb,
                                             g.beta, g.c, g.ldc, batch_shape{}, stream, ws, size_only, opts, g.ep);
     }
+    return gemm_with_options<types>(order, g.op_a, g.op_b, g.m, g.n, g.k, g.alpha, g.a, g.lda, g.b, g.ldb, g.beta,
+                                    g.c, g.ldc, batch_shape{}, stream, ws, size_only, opts);
   }
-  return gemm_with_options<types>(order, g.op_a, g.op_b, g.m, g.n, g.k, g.alpha, g.a, g.lda, g.b, g.ldb, g.beta,
-                                  g.c, g.ldc, batch_shape{}, stream, ws, size_only, opts);
 }
 
 /// tgemm::gemm_grouped() and its size query: every group planned (so every argument checked) before the first
 /// launch, one workspace for all of them (the largest any group needs: the groups run one after another on the
 /// stream, so each reuses it), then the groups launched in order. A group's failure is reported as
 /// "groups[i]: " and tgemm::gemm()'s message, with its status.
-template <class TA, class TB, class TC, class Epilogue>
+template <class TA, class TB, class TC, class Epilogue, class Options>
 status gemm_grouped_impl(layout order, const gemm_group<TA, TB, TC, Epilogue>* groups, int64_t group_count,
-                         cudaStream_t stream, const workspace* given, size_t* size_only, const options& opts) {
+                         cudaStream_t stream, const workspace* given, size_t* size_only, const Options& opts) {
   if (group_count < 0) {
     return fail(status::invalid_dimension, cudaSuccess, "group_count = %lld is negative", (long long)group_count);
   }
@@ -189,26 +199,26 @@ status gemm_grouped_workspace_size(layout order, const gemm_group<TA, TB, TC>* g
 /// tgemm::gemm_grouped() for groups whose epilogues carry the caller's operation (tgemm::user_epilogue<TC, Op>: each
 /// group's `ep` its own object of that type, or null). The operation's batch index is 0 (each group is one GEMM); the
 /// groups run one by one (the grouped Hopper kernel has no epilogue). Header-only mode only (see
-/// tgemm::user_epilogue). Separate overloads, so that a call naming <TA, TB, TC> with a null `groups` still finds the
-/// ones above.
-template <class TA, class TB, class TC, class Op>
+/// tgemm::user_epilogue); options as for tgemm::gemm() with one (none: strict, and only its kernels compile).
+/// Separate overloads, so that a call naming <TA, TB, TC> with a null `groups` still finds the ones above.
+template <class TA, class TB, class TC, class Op, class Options = detail::no_options>
 status gemm_grouped(layout order, const gemm_group<TA, TB, TC, user_epilogue<TC, Op>>* groups, int64_t group_count,
-                    cudaStream_t stream = nullptr, const options& opts = options{}) {
+                    cudaStream_t stream = nullptr, const Options& opts = Options{}) {
   return detail::gemm_grouped_impl(order, groups, group_count, stream, nullptr, nullptr, opts);
 }
 
 /// tgemm::gemm_grouped() with user operations and the caller's workspace.
-template <class TA, class TB, class TC, class Op>
+template <class TA, class TB, class TC, class Op, class Options = detail::no_options>
 status gemm_grouped(layout order, const gemm_group<TA, TB, TC, user_epilogue<TC, Op>>* groups, int64_t group_count,
-                    cudaStream_t stream, workspace ws, const options& opts = options{}) {
+                    cudaStream_t stream, workspace ws, const Options& opts = Options{}) {
   return detail::gemm_grouped_impl(order, groups, group_count, stream, &ws, nullptr, opts);
 }
 
 /// The workspace bytes tgemm::gemm_grouped() with user operations needs.
-template <class TA, class TB, class TC, class Op>
+template <class TA, class TB, class TC, class Op, class Options = detail::no_options>
 status gemm_grouped_workspace_size(layout order, const gemm_group<TA, TB, TC, user_epilogue<TC, Op>>* groups,
                                    int64_t group_count, size_t& bytes, cudaStream_t stream = nullptr,
-                                   const options& opts = options{}) {
+                                   const Options& opts = Options{}) {
   bytes = 0;
   return detail::gemm_grouped_impl(order, groups, group_count, stream, nullptr, &bytes, opts);
 }

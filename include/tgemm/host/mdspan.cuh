@@ -180,6 +180,13 @@ struct is_epilogue<epilogue<TC>> : std::true_type {};
 template <class TC, class Op>
 struct is_epilogue<user_epilogue<TC, Op>> : std::true_type {};
 
+/// True for a tgemm::user_epilogue.
+template <class Epilogue>
+struct is_user_epilogue : std::false_type {};
+/// See is_user_epilogue.
+template <class TC, class Op>
+struct is_user_epilogue<user_epilogue<TC, Op>> : std::true_type {};
+
 }  // namespace detail
 
 /// C = alpha A B + beta C on rank-2 mdspan views of device memory (cuda::std::mdspan or std::mdspan with
@@ -217,18 +224,23 @@ status gemm(detail::scalar_for<detail::element_of<ViewA>, detail::element_of<Vie
 }
 
 /// tgemm::gemm() on mdspan views with a fused epilogue: a tgemm::epilogue, or tgemm::with_op()'s
-/// tgemm::user_epilogue (header-only mode). Rows and columns are C's as the view indexes it: `row_bias` has
-/// c.extent(0) values, and a user operation's (i, j) is the view's.
-template <class ViewA, class ViewB, class ViewC, class Epilogue,
+/// tgemm::user_epilogue (header-only mode; without `opts`, strict only, as on pointers). Rows and columns are C's as
+/// the view indexes it: `row_bias` has c.extent(0) values, and a user operation's (i, j) is the view's.
+template <class ViewA, class ViewB, class ViewC, class Epilogue, class Options = detail::no_options,
           class = std::enable_if_t<detail::is_matrix_view<ViewA>::value && detail::is_matrix_view<ViewB>::value &&
                                    detail::is_matrix_view<ViewC>::value && detail::is_epilogue<Epilogue>::value>>
 status gemm(detail::scalar_for<detail::element_of<ViewA>, detail::element_of<ViewC>> alpha, const ViewA& a,
             const ViewB& b, detail::scalar_for<detail::element_of<ViewA>, detail::element_of<ViewC>> beta,
-            const ViewC& c, const Epilogue& ep, cudaStream_t stream = nullptr, const options& opts = options{}) {
+            const ViewC& c, const Epilogue& ep, cudaStream_t stream = nullptr, const Options& opts = Options{}) {
   detail::blas_call<detail::element_of<ViewA>, detail::element_of<ViewB>, detail::element_of<ViewC>> call;
   if (status s = detail::to_blas_call(a, b, c, call); s != status::success) return s;
-  return gemm(call.order, call.op_a, call.op_b, call.m, call.n, call.k, alpha, call.a, call.lda, call.b, call.ldb,
-              beta, call.c, call.ldc, ep, stream, opts);
+  if constexpr (std::is_same<Options, detail::no_options>::value && !detail::is_user_epilogue<Epilogue>::value) {
+    return gemm(call.order, call.op_a, call.op_b, call.m, call.n, call.k, alpha, call.a, call.lda, call.b, call.ldb,
+                beta, call.c, call.ldc, ep, stream);
+  } else {
+    return gemm(call.order, call.op_a, call.op_b, call.m, call.n, call.k, alpha, call.a, call.lda, call.b, call.ldb,
+                beta, call.c, call.ldc, ep, stream, opts);
+  }
 }
 
 /// tgemm::gemm_strided_batched() on rank-3 mdspan views of device memory: C[i] = alpha A[i] B[i] + beta C[i] for
@@ -256,21 +268,27 @@ status gemm_strided_batched(detail::scalar_for<detail::element_of<ViewA>, detail
 
 /// tgemm::gemm_strided_batched() on rank-3 mdspan views with a fused epilogue (a tgemm::epilogue, its vectors advanced
 /// by their strides per product, or tgemm::with_op()'s tgemm::user_epilogue, its batch the product's index).
-template <class ViewA, class ViewB, class ViewC, class Epilogue,
+template <class ViewA, class ViewB, class ViewC, class Epilogue, class Options = detail::no_options,
           class = std::enable_if_t<detail::is_batch_view<ViewA>::value && detail::is_batch_view<ViewB>::value &&
                                    detail::is_batch_view<ViewC>::value && detail::is_epilogue<Epilogue>::value>>
 status gemm_strided_batched(detail::scalar_for<detail::element_of<ViewA>, detail::element_of<ViewC>> alpha,
                             const ViewA& a, const ViewB& b,
                             detail::scalar_for<detail::element_of<ViewA>, detail::element_of<ViewC>> beta,
                             const ViewC& c, const Epilogue& ep, cudaStream_t stream = nullptr,
-                            const options& opts = options{}) {
+                            const Options& opts = Options{}) {
   detail::blas_call<detail::element_of<ViewA>, detail::element_of<ViewB>, detail::element_of<ViewC>> call;
   if (status s = detail::to_blas_call(a, b, c, call); s != status::success) return s;
   detail::batch_shape batch;
   if (status s = detail::to_batch_shape(a, b, c, batch); s != status::success) return s;
-  return gemm_strided_batched(call.order, call.op_a, call.op_b, call.m, call.n, call.k, alpha, call.a, call.lda,
-                              batch.stride_a, call.b, call.ldb, batch.stride_b, beta, call.c, call.ldc, batch.stride_c,
-                              batch.count, ep, stream, opts);
+  if constexpr (std::is_same<Options, detail::no_options>::value && !detail::is_user_epilogue<Epilogue>::value) {
+    return gemm_strided_batched(call.order, call.op_a, call.op_b, call.m, call.n, call.k, alpha, call.a, call.lda,
+                                batch.stride_a, call.b, call.ldb, batch.stride_b, beta, call.c, call.ldc,
+                                batch.stride_c, batch.count, ep, stream);
+  } else {
+    return gemm_strided_batched(call.order, call.op_a, call.op_b, call.m, call.n, call.k, alpha, call.a, call.lda,
+                                batch.stride_a, call.b, call.ldb, batch.stride_b, beta, call.c, call.ldc,
+                                batch.stride_c, batch.count, ep, stream, opts);
+  }
 }
 
 }  // namespace tgemm
