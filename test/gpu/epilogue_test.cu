@@ -349,10 +349,9 @@ TEST_CASE("fused epilogue: the mdspan overloads give the pointer calls' result, 
                       cs::mdspan<const float, extents2, cs::layout_left>(db.get(), k, n), 0.0f,
                       cs::mdspan<float, extents2, cs::layout_left>(by_views.get(), m, n), ep) == status::success);
   TGEMM_CUDA_REQUIRE(cudaDeviceSynchronize());
-  const std::vector<float> one_p = by_pointers.download(), one_v = by_views.download();
-  int64_t differ = 0;
-  for (int64_t i = 0; i < m * n; ++i) differ += !same_bits(one_p[size_t(i)], one_v[size_t(i)]);
-  CHECK(differ == 0);
+  std::vector<float> one_p = by_pointers.download(), one_v = by_views.download();
+  one_p.resize(size_t(m * n)), one_v.resize(size_t(m * n));  // the one product's elements
+  CHECK(differing_bits(one_p, one_v) == 0);
   // The batch: rank-3 views (layout_stride: each matrix column-major, the products m k, k n, m n apart).
   using strided = cs::layout_stride::mapping<extents3>;
   REQUIRE(tgemm::gemm_strided_batched(layout::col_major, op::none, op::none, m, n, k, 1.0f, da.get(), m, m * k,
@@ -369,8 +368,5 @@ TEST_CASE("fused epilogue: the mdspan overloads give the pointer calls' result, 
                   by_views.get(), strided(extents3(count, m, n), cs::array<int64_t, 3>{m * n, 1, m})),
               ep) == status::success);
   TGEMM_CUDA_REQUIRE(cudaDeviceSynchronize());
-  const std::vector<float> all_p = by_pointers.download(), all_v = by_views.download();
-  differ = 0;
-  for (size_t i = 0; i < all_p.size(); ++i) differ += !same_bits(all_p[i], all_v[i]);
-  CHECK(differ == 0);
+  CHECK(differing_bits(by_pointers.download(), by_views.download()) == 0);
 }

@@ -169,7 +169,8 @@ void run_indirect_user(bool device_groups, layout order) {
     const int64_t m = rows[p];
     const std::vector<float> ra = random_values(std::max<int64_t>(m * k, 1)), rb = random_values(k * n);
     const std::vector<float> rc = random_values(std::max<int64_t>(m * n, 1));
-    a[p].resize(size_t(std::max<int64_t>(m * k, 1))), b[p].resize(size_t(k * n)), c0[p].resize(size_t(std::max<int64_t>(m * n, 1)));
+    a[p].resize(size_t(std::max<int64_t>(m * k, 1))), b[p].resize(size_t(k * n));
+    c0[p].resize(size_t(std::max<int64_t>(m * n, 1)));
     for (size_t i = 0; i < a[p].size(); ++i) a[p][i] = from_float<AB>(ra[i]);
     for (size_t i = 0; i < b[p].size(); ++i) b[p][i] = from_float<AB>(rb[i]);
     for (size_t i = 0; i < c0[p].size(); ++i) c0[p][i] = from_float<C>(rc[i]);
@@ -248,7 +249,8 @@ void run_grouped_user() {
   std::vector<tgemm::gemm_group<float, float, float, user_type>> groups;
   for (size_t g = 0; g < shapes.size(); ++g) {
     const shape& s = shapes[g];
-    a.push_back(random_values(s.m * s.k)), b.push_back(random_values(s.k * s.n)), c0.push_back(random_values(s.m * s.n));
+    a.push_back(random_values(s.m * s.k)), b.push_back(random_values(s.k * s.n));
+    c0.push_back(random_values(s.m * s.n));
     for (const auto* host : {&a.back(), &b.back(), &c0.back()}) {
       buffers.push_back(std::make_unique<device_buffer<float>>(host->size()));
       buffers.back()->upload(*host);
@@ -388,7 +390,8 @@ TEST_CASE("user epilogue: bad arguments are refused as with a built-in epilogue,
   CHECK(dc.download() == poison);
 }
 
-TEST_CASE("user epilogue: the mdspan overloads give the pointer calls' result, bit for bit", "[user_epilogue][mdspan]") {
+TEST_CASE("user epilogue: the mdspan overloads give the pointer calls' result, bit for bit",
+          "[user_epilogue][mdspan]") {
   namespace cs = cuda::std;
   using extents2 = cs::dextents<int64_t, 2>;
   using extents3 = cs::dextents<int64_t, 3>;
@@ -410,10 +413,9 @@ TEST_CASE("user epilogue: the mdspan overloads give the pointer calls' result, b
                       cs::mdspan<__nv_bfloat16, extents2, cs::layout_right>(by_views.get(), m, n), ep) ==
           status::success);
   TGEMM_CUDA_REQUIRE(cudaDeviceSynchronize());
-  const std::vector<__nv_bfloat16> one_p = by_pointers.download(), one_v = by_views.download();
-  int64_t differ = 0;
-  for (int64_t i = 0; i < m * n; ++i) differ += !same_bits(one_p[size_t(i)], one_v[size_t(i)]);
-  CHECK(differ == 0);
+  std::vector<__nv_bfloat16> one_p = by_pointers.download(), one_v = by_views.download();
+  one_p.resize(size_t(m * n)), one_v.resize(size_t(m * n));  // the one product's elements
+  CHECK(differing_bits(one_p, one_v) == 0);
   // The batch: rank-3 views (count, rows, columns) against the strided pointer call.
   REQUIRE(tgemm::gemm_strided_batched(layout::row_major, op::none, op::none, m, n, k, 1.0f, da.get(), k, m * k,
                                       db.get(), n, k * n, 0.0f, by_pointers.get(), n, m * n, count, ep) ==
@@ -424,8 +426,5 @@ TEST_CASE("user epilogue: the mdspan overloads give the pointer calls' result, b
               cs::mdspan<__nv_bfloat16, extents3, cs::layout_right>(by_views.get(), count, m, n), ep) ==
           status::success);
   TGEMM_CUDA_REQUIRE(cudaDeviceSynchronize());
-  const std::vector<__nv_bfloat16> all_p = by_pointers.download(), all_v = by_views.download();
-  differ = 0;
-  for (size_t i = 0; i < all_p.size(); ++i) differ += !same_bits(all_p[i], all_v[i]);
-  CHECK(differ == 0);
+  CHECK(differing_bits(by_pointers.download(), by_views.download()) == 0);
 }

@@ -102,8 +102,8 @@ inline int64_t batch_elements(int64_t count, int64_t stride, int64_t span) {
 /// product's C against the reference, and every element of C's buffer that no product owns (padding, gaps, a guard
 /// after the last) for its sentinel. Returns the plan that ran. With `op` (a fused epilogue, c.ep.on; strict math; not
 /// with own_workspace): the call takes tgemm::with_op(epilogue, *op) and no options, and the reference applies
-/// op->reference(value, i, j, product) to each result last. Op's operation must be a contraction plus a term exact in C's type (the bound adds
-/// one rounding of the result).
+/// op->reference(value, i, j, product) to each result last. Op's operation must be a contraction plus a term exact in
+/// C's type (the bound adds one rounding of the result).
 template <class AB, class C, class Op = tgemm::device::no_user_op>
 inline tgemm::detail::plan run_batch(const batch_case& c, bool own_workspace = false, const Op* op = nullptr) {
   constexpr bool user_op = !std::is_same<Op, tgemm::device::no_user_op>::value;

@@ -7,6 +7,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -43,6 +44,16 @@ uint64_t bits_of(T x) {
 template <class T>
 bool same_bits(T a, T b) {
   return bits_of(a) == bits_of(b);
+}
+
+/// How many elements of two equally long vectors differ in their bits (the whole of the longer one when they do not
+/// match in length).
+template <class T>
+int64_t differing_bits(const std::vector<T>& a, const std::vector<T>& b) {
+  if (a.size() != b.size()) return int64_t(std::max(a.size(), b.size()));
+  int64_t differ = 0;
+  for (size_t i = 0; i < a.size(); ++i) differ += !same_bits(a[i], b[i]);
+  return differ;
 }
 
 /// A NaN pattern of T that no kernel produces: what tests put around and in C's padding, to see that it comes back

@@ -66,7 +66,6 @@ struct epilogue_terms {
     if (t.source) t.source += z * stride_source;
     return t;
   }
-
 };
 
 /// A caller's element-wise operation as the terms hold it: in a union, so that the terms have a default constructor

@@ -559,29 +559,14 @@ status gemm_typed(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t 
   return dispatch<Types, Math>(call, stream, ws, size_only);
 }
 
-template <class Types, math_mode Math>
+template <class Types, math_mode Math, class Epilogue>
 status gemm_fused_typed(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k,
                         typename Types::scalar_type alpha, const typename Types::element_a* A, int64_t lda,
                         const typename Types::element_b* B, int64_t ldb, typename Types::scalar_type beta,
-                        typename Types::element_c* C, int64_t ldc, const epilogue<typename Types::element_c>& ep,
-                        const batch_shape& batch, cudaStream_t stream, const workspace* ws, size_t* size_only) {
-  canonical_call<Types> call;
-  if (status s = check_fused_arguments(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, ep, call, batch);
-      s != status::success) {
-    return s;
-  }
-  if (status s = check_alignment(call, 1, "tgemm::gemm"); s != status::success) return s;
-  return dispatch<Types, Math, true>(call, stream, ws, size_only);
-}
-
-template <class Types, math_mode Math, class Op>
-status gemm_user_typed(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k,
-                       typename Types::scalar_type alpha, const typename Types::element_a* A, int64_t lda,
-                       const typename Types::element_b* B, int64_t ldb, typename Types::scalar_type beta,
-                       typename Types::element_c* C, int64_t ldc,
-                       const user_epilogue<typename Types::element_c, Op>& ep, const batch_shape& batch,
-                       cudaStream_t stream, const workspace* ws, size_t* size_only) {
-  static_assert(std::is_same<typename Types::user_op, Op>::value, "the call's types carry the epilogue's operation");
+                        typename Types::element_c* C, int64_t ldc, const Epilogue& ep, const batch_shape& batch,
+                        cudaStream_t stream, const workspace* ws, size_t* size_only) {
+  static_assert(std::is_same<typename Types::user_op, typename user_op_of<Epilogue>::type>::value,
+                "the call's types carry the epilogue's operation");
   canonical_call<Types> call;
   const epilogue<typename Types::element_c>& built_in = ep;
   if (status s =
@@ -589,7 +574,7 @@ status gemm_user_typed(layout order, op op_a, op op_b, int64_t m, int64_t n, int
       s != status::success) {
     return s;
   }
-  attach_user_op(ep, order, call.terms);
+  attach_user_op(ep, order, call.terms);  // a tgemm::user_epilogue's operation (nothing for a tgemm::epilogue)
   if (status s = check_alignment(call, 1, "tgemm::gemm"); s != status::success) return s;
   return dispatch<Types, Math, true>(call, stream, ws, size_only);
 }

@@ -39,14 +39,20 @@ struct gemm_launch {
 };
 
 /// A step's arguments without the caller's epilogue operation: for the kernels that write unscaled partial products
-/// into the workspace (their terms are empty), which calls with and without one share.
+/// into the workspace (their terms are empty), which calls with and without one share. The arguments themselves
+/// where the call has no operation.
 template <class Types>
-gemm_launch<without_user_op<Types>> without_user_op_launch(const gemm_launch<Types>& g) {
-  gemm_launch<without_user_op<Types>> plain;
-  plain.problem = g.problem, plain.output = g.output, plain.tiles = g.tiles, plain.split = g.split;
-  plain.readable = g.readable, plain.grid = g.grid, plain.workspace_out = g.workspace_out, plain.fused = g.fused;
-  static_cast<device::epilogue_terms<typename Types::element_c, typename Types::scalar_type>&>(plain.terms) = g.terms;
-  return plain;
+decltype(auto) without_user_op_launch(const gemm_launch<Types>& g) {
+  if constexpr (std::is_same<Types, without_user_op<Types>>::value) {
+    return (g);
+  } else {
+    gemm_launch<without_user_op<Types>> plain;
+    plain.problem = g.problem, plain.output = g.output, plain.tiles = g.tiles, plain.split = g.split;
+    plain.readable = g.readable, plain.grid = g.grid, plain.workspace_out = g.workspace_out, plain.fused = g.fused;
+    static_cast<device::epilogue_terms<typename Types::element_c, typename Types::scalar_type>&>(plain.terms) =
+        g.terms;
+    return plain;
+  }
 }
 
 /// The helper kernels of a plan (pack, reduce, scale) for one set of element types.

@@ -81,24 +81,15 @@ status gemm_typed(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t 
                   typename Types::scalar_type beta, typename Types::element_c* C, int64_t ldc,
                   const batch_shape& batch, cudaStream_t stream, const workspace* ws, size_t* size_only);
 
-/// gemm_typed() for calls with a fused epilogue (tgemm::epilogue): its own kernels (the fused instantiations),
-/// defined in host/dispatcher.cuh; in compiled mode a part of the library of its own.
-template <class Types, math_mode Math = math_mode::strict>
+/// gemm_typed() for calls with a fused epilogue, defined in host/dispatcher.cuh: a tgemm::epilogue (its own kernels,
+/// the fused instantiations; in compiled mode a part of the library of its own) or a tgemm::user_epilogue (Types
+/// carries its operation's type; header-only mode only: the kernels compile where the call is).
+template <class Types, math_mode Math = math_mode::strict, class Epilogue = epilogue<typename Types::element_c>>
 status gemm_fused_typed(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k,
                         typename Types::scalar_type alpha, const typename Types::element_a* A, int64_t lda,
                         const typename Types::element_b* B, int64_t ldb, typename Types::scalar_type beta,
-                        typename Types::element_c* C, int64_t ldc, const epilogue<typename Types::element_c>& ep,
-                        const batch_shape& batch, cudaStream_t stream, const workspace* ws, size_t* size_only);
-
-/// gemm_fused_typed() for calls whose epilogue has the caller's operation (tgemm::user_epilogue; Types carries its
-/// type): defined in host/dispatcher.cuh, header-only mode only (the kernels compile where the call is).
-template <class Types, math_mode Math, class Op>
-status gemm_user_typed(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k,
-                       typename Types::scalar_type alpha, const typename Types::element_a* A, int64_t lda,
-                       const typename Types::element_b* B, int64_t ldb, typename Types::scalar_type beta,
-                       typename Types::element_c* C, int64_t ldc,
-                       const user_epilogue<typename Types::element_c, Op>& ep, const batch_shape& batch,
-                       cudaStream_t stream, const workspace* ws, size_t* size_only);
+                        typename Types::element_c* C, int64_t ldc, const Epilogue& ep, const batch_shape& batch,
+                        cudaStream_t stream, const workspace* ws, size_t* size_only);
 
 /// True where this translation unit compiles the dispatcher's kernels (header-only mode), which calls with a
 /// tgemm::user_epilogue need; dependent on Op, so that only such a call asserts it.
@@ -148,20 +139,17 @@ inline bool tf32_forbidden() {
   return forbidden;
 }
 
-/// gemm_typed(), or with Fused gemm_fused_typed() with `*ep` (gemm_user_typed() for a tgemm::user_epilogue), for
-/// math mode Math.
+/// gemm_typed(), or with Fused gemm_fused_typed() with `*ep` (a tgemm::epilogue or tgemm::user_epilogue), for math
+/// mode Math.
 template <class Types, math_mode Math, bool Fused, class Epilogue>
 status gemm_for_mode(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, typename Types::scalar_type alpha,
                      const typename Types::element_a* A, int64_t lda, const typename Types::element_b* B, int64_t ldb,
                      typename Types::scalar_type beta, typename Types::element_c* C, int64_t ldc,
                      const batch_shape& batch, cudaStream_t stream, const workspace* ws, size_t* size_only,
                      const Epilogue* ep) {
-  if constexpr (Fused && std::is_same<Epilogue, epilogue<typename Types::element_c>>::value) {
+  if constexpr (Fused) {
     return gemm_fused_typed<Types, Math>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, *ep, batch,
                                          stream, ws, size_only);
-  } else if constexpr (Fused) {
-    return gemm_user_typed<Types, Math>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, *ep, batch,
-                                        stream, ws, size_only);
   } else {
     (void)ep;
     return gemm_typed<Types, Math>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, batch, stream, ws,

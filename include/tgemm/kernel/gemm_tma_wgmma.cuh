@@ -339,7 +339,8 @@ __device__ __forceinline__ void fused_values(int group, float (&acc)[Policy::blo
 /// separate) when read_c.
 template <class Policy, bool TmaEpilogue, int SplitCount, class User>
 __device__ __forceinline__ void store_fused_tile(const tma_wgmma_output<typename Policy::element_c, User>& out,
-                                                 const device::epilogue_terms_t<typename Policy::element_c, float, User>& terms,
+                                                 const device::epilogue_terms_t<typename Policy::element_c, float,
+                                                                                User>& terms,
                                                  const device::preloaded_terms<float> (&rows)[2],
                                                  float (&acc)[Policy::block_n / 2],
                                                  const float (&acc_small)[SplitCount],
@@ -421,9 +422,9 @@ __device__ __forceinline__ void store_fused_tile(const tma_wgmma_output<typename
               packed[i] = pack_pair<element_c>(user_value(terms, bounds, acc[index], row, col, out.m, out.n),
                                                user_value(terms, bounds, acc[index + 1], row, col + 1, out.m, out.n));
             } else {
-              packed[i] = pack_pair<element_c>(device::detail::clamp_keeping_nan(acc[index], bounds.lower, bounds.upper),
-                                               device::detail::clamp_keeping_nan(acc[index + 1], bounds.lower,
-                                                                                 bounds.upper));
+              packed[i] = pack_pair<element_c>(
+                  device::detail::clamp_keeping_nan(acc[index], bounds.lower, bounds.upper),
+                  device::detail::clamp_keeping_nan(acc[index + 1], bounds.lower, bounds.upper));
             }
           }
           const int matrix = lane / 8, column = 16 * group + 8 * (matrix / 2) + lane % 8;
@@ -538,7 +539,8 @@ template <class Policy, op OpA, op OpB, bool SlicedK = false, bool Fused = false
 __global__ void __launch_bounds__(Policy::threads, 1)
     gemm_tma_wgmma(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                    const __grid_constant__ CUtensorMap map_c,
-                   const tma_wgmma_output<typename Policy::element_c, User> out, const __grid_constant__ Groups groups) {
+                   const tma_wgmma_output<typename Policy::element_c, User> out,
+                   const __grid_constant__ Groups groups) {
 #if TGEMM_HAS_WGMMA
   // Pointer arrays walk (product, tile) work items as a strided batch does, reading each product's pointers.
   constexpr bool pointer_arrays = is_pointer_arrays<Groups>::value;

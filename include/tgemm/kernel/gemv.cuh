@@ -120,8 +120,8 @@ __device__ __forceinline__ void load_x(const gemv_params<Element, Out, Acc, User
 
 /// Writes one sum: to the slice's partials, or alpha sum + beta C to C.
 template <class Element, class Out, class Acc, class User>
-__device__ __forceinline__ void store_sum(const gemv_params<Element, Out, Acc, User>& p, Out* out, int64_t r, int64_t j,
-                                          Acc sum) {
+__device__ __forceinline__ void store_sum(const gemv_params<Element, Out, Acc, User>& p, Out* out, int64_t r,
+                                          int64_t j, Acc sum) {
   if (p.partials != nullptr) {
     p.partials[int64_t(blockIdx.z) * p.slice_stride + r * p.out_row + j * p.out_col] = sum;
     return;
