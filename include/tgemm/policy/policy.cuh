@@ -14,6 +14,7 @@
 
 #include "../numeric.cuh"
 #include "mainloop_tags.cuh"
+#include "policy_name.cuh"
 #include "shapes.cuh"
 
 namespace tgemm {
@@ -140,11 +141,10 @@ struct policy {
   /// A readable name such as "tiled_b128x128x8_w32x64_t8x8_v4_s2_u8_f32" (float elements; others are named
   /// after "tiled", e.g. "tiled_f64_b...").
   static std::string name() {
-    const std::string elements = std::is_same<Element, float>::value ? "" : std::string("_") + element_traits<Element>::tag;
-    return "tiled" + elements + "_b" + std::to_string(block_m) + "x" + std::to_string(block_n) + "x" +
-           std::to_string(block_k) + "_w" + std::to_string(warp_m) + "x" + std::to_string(warp_n) + "_t" +
-           std::to_string(thread_m) + "x" + std::to_string(thread_n) + "_v" + std::to_string(vector_width) + "_s" +
-           std::to_string(stages) + "_u" + std::to_string(unroll) + "_" + element_traits<Accumulator>::tag;
+    constexpr bool is_float = std::is_same<Element, float>::value;
+    return detail::policy_name("tiled%s%s_b%dx%dx%d_w%dx%d_t%dx%d_v%d_s%d_u%d_%s", is_float ? "" : "_",
+                               is_float ? "" : element_traits<Element>::tag, block_m, block_n, block_k, warp_m, warp_n,
+                               thread_m, thread_n, vector_width, stages, unroll, element_traits<Accumulator>::tag);
   }
 };
 

@@ -9,6 +9,7 @@
 #include "../numeric.cuh"
 #include "../types.cuh"
 #include "mainloop_tags.cuh"
+#include "policy_name.cuh"
 #include "shapes.cuh"
 
 namespace tgemm {
@@ -134,11 +135,10 @@ struct tensorop_policy {
   /// A readable name such as "tensorop_bf16_b128x256x32_w64x64_i16x8x16_s4_c_bf16" ("tensorop_tf32x3_..." for
   /// float elements).
   static std::string name() {
-    const std::string elements = is_tf32 ? to_string(Math) : element_traits<Element>::tag;
-    return std::string("tensorop_") + elements + "_b" + std::to_string(block_m) + "x" +
-           std::to_string(block_n) + "x" + std::to_string(block_k) + "_w" + std::to_string(warp_m) + "x" +
-           std::to_string(warp_n) + "_i" + std::to_string(Instruction::m) + "x" + std::to_string(Instruction::n) +
-           "x" + std::to_string(Instruction::k) + "_s" + std::to_string(stages) + "_c_" + element_traits<ElementC>::tag;
+    return detail::policy_name("tensorop_%s_b%dx%dx%d_w%dx%d_i%dx%dx%d_s%d_c_%s",
+                               is_tf32 ? to_string(Math) : element_traits<Element>::tag, block_m, block_n, block_k,
+                               warp_m, warp_n, Instruction::m, Instruction::n, Instruction::k, stages,
+                               element_traits<ElementC>::tag);
   }
 };
 

@@ -15,6 +15,7 @@
 #include "../numeric.cuh"
 #include "../types.cuh"
 #include "mainloop_tags.cuh"
+#include "policy_name.cuh"
 #include "shapes.cuh"
 
 namespace tgemm {
@@ -121,9 +122,9 @@ struct wgmma_policy {
 
   /// A readable name such as "wgmma_bf16_b128x256x64_s4_c_f32" (or "wgmma_tf32_..." for float elements).
   static std::string name() {
-    return std::string("wgmma_") + (split ? "tf32x3" : tf32 ? "tf32" : element_traits<Element>::tag) + "_b" +
-           std::to_string(block_m) + "x" + std::to_string(block_n) + "x" + std::to_string(block_k) + "_s" +
-           std::to_string(stages) + (pingpong ? "_pingpong" : "") + "_c_" + element_traits<ElementC>::tag;
+    return detail::policy_name("wgmma_%s_b%dx%dx%d_s%d%s_c_%s",
+                               split ? "tf32x3" : tf32 ? "tf32" : element_traits<Element>::tag, block_m, block_n,
+                               block_k, stages, pingpong ? "_pingpong" : "", element_traits<ElementC>::tag);
   }
 };
 
