@@ -127,12 +127,17 @@ struct user_epilogue_terms : epilogue_terms<ElementC, Scalar> {
     t.batch += z;
     return t;
   }
+  /// The user's operation on the value of the kernel's (row, col), in the caller's indices (the terms active).
+  template <class T>
+  __device__ __forceinline__ T call_user(T value, int64_t row, int64_t col) const {
+    const int64_t r = row0 + row, c = col0 + col;
+    // One call, the swap choosing its indices: a call per branch compiled the operation twice into every kernel.
+    return T(user.op(value, swapped ? c : r, swapped ? r : c, batch));
+  }
   /// The value stored for the kernel's (row, col): the user's operation on it (when active).
   template <class T>
   __device__ __forceinline__ T apply_user(T value, int64_t row, int64_t col) const {
-    if (!active) return value;
-    const int64_t r = row0 + row, c = col0 + col;
-    return swapped ? T(user.op(value, c, r, batch)) : T(user.op(value, r, c, batch));
+    return active ? call_user(value, row, col) : value;
   }
 };
 

@@ -291,6 +291,72 @@ __device__ __forceinline__ float user_value(const Terms& terms, const device::pr
   return row < m && col < n ? terms.apply_user(clamped, row, col) : clamped;
 }
 
+/// Step 3 of store_fused_tile (below) for terms with a caller's operation, through the staging tile and TMA stores:
+/// the built-in stores' passes, each value clamped and then through the operation. A warp whose 16 rows and the
+/// tile's columns all lie inside C (every tile but those of the last tile row and column), with active terms, calls
+/// the operation on each value untested; the others test each value (user_value). The choice is made per group of
+/// 8 values, not once per tile: a tile's 128 values in one branch-free block let ptxas hoist an index-reading
+/// operation's arithmetic for all of them at once, and the ping-pong tile spilled (104-136 bytes). A function of its
+/// own so that the built-in stores stay as they were.
+template <class Policy, class Output, class Terms>
+__device__ __forceinline__ void store_user_tma_tile(const Output& out, const Terms& terms,
+                                                    const device::preloaded_bounds& bounds,
+                                                    const float (&acc)[Policy::block_n / 2], int64_t row0,
+                                                    int64_t col0, int tile_m, int product, int consumer, int warp,
+                                                    int lane, uint8_t* store_tile, bool store_issuer,
+                                                    const CUtensorMap& map_c) {
+#if TGEMM_HAS_WGMMA
+  using element_c = typename Policy::element_c;
+  constexpr int bn = Policy::block_n;
+  constexpr int store_columns = Policy::epilogue_store_columns;
+  const int64_t lane_col = col0 + 2 * (lane % 4);
+  const bool inside = terms.active && row0 + 16 <= out.m && col0 + bn <= out.n;
+#pragma unroll
+  for (int pass = 0; pass < bn / store_columns; ++pass) {
+    if (store_issuer) arch::tma_store_wait_read<0>();
+    arch::named_barrier_sync(1 + consumer, 128);  // the tile's last copy has read it
+#pragma unroll
+    for (int group = 0; group < store_columns / 16; ++group) {
+      const int j = pass * (store_columns / 8) + 2 * group;
+      uint32_t packed[4];
+      if (inside) {
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {  // rows g (+ 8), columns 2t and 2t + 1 of chunk j + i / 2
+          const int index = 4 * (j + i / 2) + 2 * (i % 2);
+          const int64_t row = row0 + lane / 4 + 8 * (i % 2), col = lane_col + 8 * (j + i / 2);
+          packed[i] = pack_pair<element_c>(
+              terms.call_user(device::detail::clamp_keeping_nan(acc[index], bounds.lower, bounds.upper), row, col),
+              terms.call_user(device::detail::clamp_keeping_nan(acc[index + 1], bounds.lower, bounds.upper), row,
+                              col + 1));
+        }
+      } else {
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          const int index = 4 * (j + i / 2) + 2 * (i % 2);
+          const int64_t row = row0 + lane / 4 + 8 * (i % 2), col = lane_col + 8 * (j + i / 2);
+          packed[i] = pack_pair<element_c>(user_value(terms, bounds, acc[index], row, col, out.m, out.n),
+                                           user_value(terms, bounds, acc[index + 1], row, col + 1, out.m, out.n));
+        }
+      }
+      const int matrix = lane / 8, column = 16 * group + 8 * (matrix / 2) + lane % 8;
+      const int unit = (2 * warp + matrix % 2) ^ (column % 8);
+      arch::stmatrix_x4_transposed(store_tile + column * 128 + unit * 16, packed);
+    }
+    arch::fence_proxy_async_shared();
+    arch::named_barrier_sync(1 + consumer, 128);  // the whole staging tile is written
+    if (store_issuer) {
+      const int strip = Policy::pingpong ? 0 : consumer;  // the consumer's 64 rows of the tile
+      arch::tma_store_3d(&map_c, store_tile, tile_m * Policy::block_m + strip * 64, int(col0) + pass * store_columns,
+                         product);
+      arch::tma_store_commit();
+    }
+  }
+#else
+  (void)out, (void)terms, (void)bounds, (void)acc, (void)row0, (void)col0, (void)tile_m, (void)product;
+  (void)consumer, (void)warp, (void)lane, (void)store_tile, (void)store_issuer, (void)map_c;
+#endif
+}
+
 /// Step 1 of store_fused_tile for the accumulators of one 64-column group: sum x (row factor x column factor) + (row
 /// bias + column bias [+ beta C when ReadC]), in place.
 template <class Policy, bool ReadC, int SplitCount>
@@ -405,6 +471,11 @@ __device__ __forceinline__ void store_fused_tile(const tma_wgmma_output<typename
   // 3. The clamp, the rounding to C's type and the stores.
   if constexpr (TmaEpilogue) {
     if (out.tma_store) {  // beta = 0 (C not read): as the plain kernel's TMA epilogue (rows outside C are clipped)
+      if constexpr (terms_type::has_user_op) {
+        store_user_tma_tile<Policy>(out, terms, bounds, acc, row0, col0, tile_m, product, consumer, warp, lane,
+                                    store_tile, store_issuer, map_c);
+        return;
+      }
       constexpr int store_columns = Policy::epilogue_store_columns;
 #pragma unroll
       for (int pass = 0; pass < bn / store_columns; ++pass) {
@@ -417,15 +488,9 @@ __device__ __forceinline__ void store_fused_tile(const tma_wgmma_output<typename
 #pragma unroll
           for (int i = 0; i < 4; ++i) {  // rows g (+ 8), columns 2t and 2t + 1 of chunk j + i / 2
             const int index = 4 * (j + i / 2) + 2 * (i % 2);
-            if constexpr (terms_type::has_user_op) {
-              const int64_t row = row0 + lane / 4 + 8 * (i % 2), col = lane_col + 8 * (j + i / 2);
-              packed[i] = pack_pair<element_c>(user_value(terms, bounds, acc[index], row, col, out.m, out.n),
-                                               user_value(terms, bounds, acc[index + 1], row, col + 1, out.m, out.n));
-            } else {
-              packed[i] = pack_pair<element_c>(
-                  device::detail::clamp_keeping_nan(acc[index], bounds.lower, bounds.upper),
-                  device::detail::clamp_keeping_nan(acc[index + 1], bounds.lower, bounds.upper));
-            }
+            packed[i] = pack_pair<element_c>(
+                device::detail::clamp_keeping_nan(acc[index], bounds.lower, bounds.upper),
+                device::detail::clamp_keeping_nan(acc[index + 1], bounds.lower, bounds.upper));
           }
           const int matrix = lane / 8, column = 16 * group + 8 * (matrix / 2) + lane % 8;
           const int unit = (2 * warp + matrix % 2) ^ (column % 8);
