@@ -39,6 +39,16 @@ TGEMM_END_DISPATCH_NAMESPACE
 template <class Source>
 using host_policy = typename Source::template at<0>;
 
+/// The blocks per multiprocessor a policy's kernel is compiled for (`__launch_bounds__`' second argument, which caps
+/// its registers at what that many blocks leave each thread): Policy::min_blocks_per_sm where the policy names one,
+/// else 0, which emits no minimum at all (a minimum of 1 is not the same: it changed the SIMT kernels' SASS).
+template <class Policy, class = void>
+struct min_blocks_per_sm : std::integral_constant<int, 0> {};
+/// See min_blocks_per_sm.
+template <class Policy>
+struct min_blocks_per_sm<Policy, std::void_t<decltype(Policy::min_blocks_per_sm)>>
+    : std::integral_constant<int, Policy::min_blocks_per_sm> {};
+
 /// Dynamic shared memory, declared once so every kernel agrees on its type.
 __device__ __forceinline__ void* dynamic_shared_memory() {
   extern __shared__ float4 tgemm_dynamic_shared[];
@@ -63,7 +73,8 @@ using kernel_output_t = std::conditional_t<
 /// fold the epilogue's terms into their stores; a separate instantiation too, so the plain kernels stay as they
 /// were.
 template <class Source, op OpA, op OpB, bool Padded, bool Fused = false, class User = device::no_user_op>
-__global__ void __launch_bounds__(Source::template at<TGEMM_DEVICE_ARCH>::threads)
+__global__ void __launch_bounds__(Source::template at<TGEMM_DEVICE_ARCH>::threads,
+                                   min_blocks_per_sm<typename Source::template at<TGEMM_DEVICE_ARCH>>::value)
     gemm_kernel(const device::problem_of<host_policy<Source>> p, const kernel_output_t<Source, Fused, User> e,
                 const tile_grid grid, const split_k<typename host_policy<Source>::element_c> split,
                 const readable_extent readable) {
