@@ -1,10 +1,11 @@
 // A paired probe (scripts/user_op_probe.sh): the built-in bias + GELU against the same GELU as a user lambda
-// (tgemm::with_op), both through tgemm::gemm(), in one process; built against two include trees, it compares their
-// user-operation paths. Operands are random normal, sets rotated past twice the L2. Per shape: (1) single launches
-// interleaved, one event pair each, median of 30 (as tgemm_bench_epilogue times them); (2) batches of 20 launches per
-// event pair, alternating, median of 9 (the GPU never waits for the host); (3) host microseconds to issue one call;
-// and how many elements of D the two calls write differently (the lambda's arithmetic is not the built-in's to the
-// last bit: float's tanhf against the built-in formula, FMA contraction).
+// (tgemm::with_op: tgemm_bench_epilogue's, bench/epilogue_user_op.cu, linked in), both through tgemm::gemm(), in one
+// process; built against two include trees, it compares their user-operation paths. Operands are random normal, sets
+// rotated past twice the L2. Per shape: (1) single launches interleaved, one event pair each, median of 30 (as
+// tgemm_bench_epilogue times them); (2) batches of 20 launches per event pair, alternating, median of 9 (the GPU never
+// waits for the host); (3) host microseconds to issue one call; and how many elements of D the two calls write
+// differently (the lambda's arithmetic is not the built-in's to the last bit: float's tanhf against the built-in
+// formula, FMA contraction).
 #include <tgemm/gemm.cuh>
 #include <cuda_bf16.h>
 #include <algorithm>
@@ -27,24 +28,11 @@ __global__ void fill_normal(T* x, size_t count, unsigned long long seed) {
   }
 }
 
+namespace tgemm::bench {
+/// bench/epilogue_user_op.cu (built into the same binary): the benchmark's own bias with GELU as a `__device__` lambda.
 template <class T>
-tgemm::status user_gelu(int64_t m, int64_t n, int64_t k, const T* a, const T* b, const T* bias, T* d) {
-  tgemm::epilogue<T> ep;
-  ep.row_bias = bias;
-  const auto gelu = [] __device__(float x, int64_t, int64_t, int64_t) {
-    const float inner = 0.7978845608028654f * (x + 0.044715f * x * x * x);
-    float t;
-    if constexpr (sizeof(T) == 2) {
-      asm("tanh.approx.f32 %0, %1;" : "=f"(t) : "f"(inner));
-    } else {
-      t = tanhf(inner);
-    }
-    const float half = 0.5f * x;
-    return half + half * t;
-  };
-  return tgemm::gemm(tgemm::layout::col_major, tgemm::op::none, tgemm::op::none, m, n, k, 1.0f, a, m, b, k, 0.0f, d, m,
-                     tgemm::with_op(ep, gelu));
-}
+status gemm_bias_user_gelu(int64_t m, int64_t n, int64_t k, const T* a, const T* b, const T* bias, T* d);
+}  // namespace tgemm::bench
 
 template <class T>
 tgemm::status builtin_gelu(int64_t m, int64_t n, int64_t k, const T* a, const T* b, const T* bias, T* d) {
@@ -78,7 +66,8 @@ void shape(const char* type, int64_t m, int64_t n, int64_t k) {
   const auto call = [&](bool user, T* d) {
     const int i = turn++ % sets;
     const tgemm::status s =
-        user ? user_gelu<T>(m, n, k, a[i], b[i], bias, d) : builtin_gelu<T>(m, n, k, a[i], b[i], bias, d);
+        user ? tgemm::bench::gemm_bias_user_gelu<T>(m, n, k, a[i], b[i], bias, d)
+             : builtin_gelu<T>(m, n, k, a[i], b[i], bias, d);
     if (s != tgemm::status::success) {
       std::printf("gemm failed: %s\n", tgemm::last_error().message.c_str());
       std::exit(1);
