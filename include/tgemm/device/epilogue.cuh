@@ -61,6 +61,25 @@ __device__ __forceinline__ void store_linear_combination(const basic_linear_comb
   }
 }
 
+/// For terms with a user's operation: a column of a thread's values activated, clamped and then through the operation,
+/// in place (rows at or past m skip the operation: they are not stored, and it may read vectors of C's extent). One
+/// out-of-line call per column, as the built-in terms' activate_values, so that a kernel holds one copy of the
+/// operation's code rather than one for each of a thread's 64 to 128 values, and calls no more functions than the
+/// built-in epilogue does.
+template <class ElementC, class Layout, int Rows, class Terms, class T>
+__device__ __noinline__ void finish_user_values(const Terms& t, clamp_bounds<T> bounds, T* values, int64_t row_begin,
+                                                Layout tile, int64_t col, int64_t m) {
+  if (t.act != activation::none) activate_values<ElementC>(t.act, values, Rows);
+#pragma unroll
+  for (int i = 0; i < Rows; ++i) values[i] = bounds.apply(values[i]);
+  if (!t.active) return;
+#pragma unroll
+  for (int i = 0; i < Rows; ++i) {
+    const int64_t row = row_begin + tile.row(i);
+    if (row < m) values[i] = t.call_user(values[i], row, col);
+  }
+}
+
 /// The fused epilogue (basic_fused_combination) for the in-bounds part of a thread's tile, a column of it at a time in
 /// three passes: each element's value before the activation (alpha and the scales as one factor, the biases and beta
 /// C as one addend: one fma), the activation of the column (one call: device::activate_values), then clamp, round and
@@ -134,11 +153,21 @@ __device__ __forceinline__ void store_fused_combination(const basic_fused_combin
         v[i + w] = fused_fma(acc[i + w][j], row_factor[i + w] * column_factor[j], addend);
       }
     }
-    if (t.act != activation::none) {
+    if constexpr (!terms_type::has_user_op) {
+      if (t.act != activation::none) {
+        T copy[Policy::thread_m];
+#pragma unroll
+        for (int i = 0; i < Policy::thread_m; ++i) copy[i] = v[i];
+        activate_values<ElementC>(t.act, copy, Policy::thread_m);
+#pragma unroll
+        for (int i = 0; i < Policy::thread_m; ++i) v[i] = copy[i];
+      }
+    } else {
+      // The activation, the clamp and the user's operation last, in one call (finish_user_values).
       T copy[Policy::thread_m];
 #pragma unroll
       for (int i = 0; i < Policy::thread_m; ++i) copy[i] = v[i];
-      activate_values<ElementC>(t.act, copy, Policy::thread_m);
+      finish_user_values<ElementC, Layout, Policy::thread_m>(t, bounds, copy, row_begin, tile, col, m);
 #pragma unroll
       for (int i = 0; i < Policy::thread_m; ++i) v[i] = copy[i];
     }
@@ -152,9 +181,7 @@ __device__ __forceinline__ void store_fused_combination(const basic_fused_combin
         if constexpr (!terms_type::has_user_op) {
           out[w] = convert<ElementC>(bounds.apply(v[i + w]));
         } else {
-          // The user's operation last, on elements inside C only (it may read vectors of C's extent).
-          const T clamped = bounds.apply(v[i + w]);
-          out[w] = convert<ElementC>(row + w < m ? t.apply_user(clamped, row + w, col) : clamped);
+          out[w] = convert<ElementC>(v[i + w]);  // finished by finish_user_values
         }
       }
       if (vectors_fit && row + width <= m) {
