@@ -180,12 +180,9 @@ struct is_epilogue<epilogue<TC>> : std::true_type {};
 template <class TC, class Op>
 struct is_epilogue<user_epilogue<TC, Op>> : std::true_type {};
 
-/// True for a tgemm::user_epilogue.
+/// True for a tgemm::user_epilogue (an epilogue whose operation is not device::no_user_op).
 template <class Epilogue>
-struct is_user_epilogue : std::false_type {};
-/// See is_user_epilogue.
-template <class TC, class Op>
-struct is_user_epilogue<user_epilogue<TC, Op>> : std::true_type {};
+inline constexpr bool is_user_epilogue = !std::is_same<typename user_op_of<Epilogue>::type, device::no_user_op>::value;
 
 }  // namespace detail
 
@@ -234,7 +231,7 @@ status gemm(detail::scalar_for<detail::element_of<ViewA>, detail::element_of<Vie
             const ViewC& c, const Epilogue& ep, cudaStream_t stream = nullptr, const Options& opts = Options{}) {
   detail::blas_call<detail::element_of<ViewA>, detail::element_of<ViewB>, detail::element_of<ViewC>> call;
   if (status s = detail::to_blas_call(a, b, c, call); s != status::success) return s;
-  if constexpr (std::is_same<Options, detail::no_options>::value && !detail::is_user_epilogue<Epilogue>::value) {
+  if constexpr (std::is_same<Options, detail::no_options>::value && !detail::is_user_epilogue<Epilogue>) {
     return gemm(call.order, call.op_a, call.op_b, call.m, call.n, call.k, alpha, call.a, call.lda, call.b, call.ldb,
                 beta, call.c, call.ldc, ep, stream);
   } else {
@@ -280,7 +277,7 @@ status gemm_strided_batched(detail::scalar_for<detail::element_of<ViewA>, detail
   if (status s = detail::to_blas_call(a, b, c, call); s != status::success) return s;
   detail::batch_shape batch;
   if (status s = detail::to_batch_shape(a, b, c, batch); s != status::success) return s;
-  if constexpr (std::is_same<Options, detail::no_options>::value && !detail::is_user_epilogue<Epilogue>::value) {
+  if constexpr (std::is_same<Options, detail::no_options>::value && !detail::is_user_epilogue<Epilogue>) {
     return gemm_strided_batched(call.order, call.op_a, call.op_b, call.m, call.n, call.k, alpha, call.a, call.lda,
                                 batch.stride_a, call.b, call.ldb, batch.stride_b, beta, call.c, call.ldc,
                                 batch.stride_c, batch.count, ep, stream);
