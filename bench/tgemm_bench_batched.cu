@@ -27,6 +27,7 @@
 // (C written only: beta = 0) / time, against the H200's 4.8 TB/s.
 #include <tgemm/gemm.cuh>
 
+#include "batched_operands.hpp"
 #include "check_cublas.hpp"
 #include "check_cuda.hpp"
 #include "download.hpp"
@@ -73,46 +74,14 @@ constexpr int max_sets = 8;
 bool pointer_api = false;
 constexpr int warmup_launches = 3;
 
-template <class T>
-cudaDataType_t cuda_type() {
-  if constexpr (std::is_same<T, __half>::value) return CUDA_R_16F;
-  if constexpr (std::is_same<T, __nv_bfloat16>::value) return CUDA_R_16BF;
-  return CUDA_R_32F;
-}
-
-cublasHandle_t cublas() {
-  static cublasHandle_t handle = [] {
-    cublasHandle_t h;
-    TGEMM_CHECK_CUBLAS(cublasCreate(&h));
-    return h;
-  }();
-  return handle;
-}
-
-/// One operand set: a batch's A, B and C.
-template <class T>
-struct operand_set {
-  T *a = nullptr, *b = nullptr, *c = nullptr;
-  // --api pointers: device arrays of each product's A, B and C.
-  const T** pa = nullptr;
-  const T** pb = nullptr;
-  T** pc = nullptr;
-};
+using tgemm::test::cuda_type;
+cublasHandle_t cublas() { return tgemm::test::cublas_handle(); }
+using tgemm::bench::operand_set;
 
 /// Fills a set's pointer arrays (tight strides, as the strided calls read them).
 template <class T>
 void make_pointer_arrays(const shape& s, operand_set<T>& o) {
-  std::vector<const T*> a(size_t(s.count)), b(size_t(s.count));
-  std::vector<T*> c(size_t(s.count));
-  for (int64_t i = 0; i < s.count; ++i) {
-    a[size_t(i)] = o.a + i * s.m * s.k, b[size_t(i)] = o.b + i * s.k * s.n, c[size_t(i)] = o.c + i * s.m * s.n;
-  }
-  TGEMM_CHECK_CUDA(cudaMalloc(&o.pa, a.size() * sizeof(T*)));
-  TGEMM_CHECK_CUDA(cudaMalloc(&o.pb, b.size() * sizeof(T*)));
-  TGEMM_CHECK_CUDA(cudaMalloc(&o.pc, c.size() * sizeof(T*)));
-  TGEMM_CHECK_CUDA(cudaMemcpy(o.pa, a.data(), a.size() * sizeof(T*), cudaMemcpyHostToDevice));
-  TGEMM_CHECK_CUDA(cudaMemcpy(o.pb, b.data(), b.size() * sizeof(T*), cudaMemcpyHostToDevice));
-  TGEMM_CHECK_CUDA(cudaMemcpy(o.pc, c.data(), c.size() * sizeof(T*), cudaMemcpyHostToDevice));
+  tgemm::bench::make_pointer_arrays(s.m, s.n, s.k, s.count, o);
 }
 
 /// What one element type runs with: its name, math, cuBLAS compute type and peak.
@@ -223,7 +192,7 @@ void run_type(const type_info& info, size_t l2_bytes, int reps, std::ofstream& c
         },
         reps, warmup_launches);
     for (operand_set<T>& o : operands) {
-      cudaFree(o.a), cudaFree(o.b), cudaFree(o.c), cudaFree(o.pa), cudaFree(o.pb), cudaFree(o.pc);
+      tgemm::bench::free_operands(o);
     }
 
     const double flops = 2.0 * double(s.count) * double(s.m) * double(s.n) * double(s.k);

@@ -164,14 +164,7 @@ void make_operands(const shape& s, size_t l2_bytes, operands<T, TC>& w) {
   TGEMM_CHECK_CUDA(cudaMalloc(&w.reference_c, w.c_count * sizeof(TC)));
 }
 
-cublasHandle_t cublas() {
-  static cublasHandle_t handle = [] {
-    cublasHandle_t h;
-    TGEMM_CHECK_CUBLAS(cublasCreate(&h));
-    return h;
-  }();
-  return handle;
-}
+cublasHandle_t cublas() { return tgemm::test::cublas_handle(); }
 
 template <class T, class TC>
 void launch_tgemm(const shape& s, const operands<T, TC>& w, const T* a, const T* b, TC* c) {

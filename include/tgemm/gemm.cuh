@@ -27,6 +27,7 @@
 #include "device/gemm.cuh"
 #include "host/launch.cuh"
 #include "host/plan_print.cuh"
+#include "host/tuning_hook.cuh"
 #include "kernel/gemm_kernel.cuh"
 #include "policy/policy.cuh"
 #include "policy/seed.cuh"

@@ -199,6 +199,37 @@ TEST_CASE("the plan that runs is the one named: repack, split-K, staged C", "[gp
   REQUIRE(plans.calls() == int(cases.size()));
 }
 
+TEST_CASE("a benchmark's tuning hook: calls are planned with the values it leaves, and stay right",
+          "[gpu][tuning_hook]") {
+  // One row of C: the GEMV kernel by the float table's values; with the hook turning GEMV off, the thin tiles.
+  operands o(make_case(1, 3000, 700));
+  detail::record_plans plans;
+  REQUIRE(o.run(nullptr) == status::success);
+  TGEMM_CUDA_REQUIRE(cudaDeviceSynchronize());
+  o.check_result();
+  REQUIRE(plans.calls() == 1);
+  CHECK(plans.last().gemv);
+  static std::string seen;
+  seen.clear();
+  detail::tuning_hook() = [](tuning::tuning_values& values, const char* element_a, const char* element_c) {
+    seen = std::string(element_a) + " " + element_c;
+    values.gemv = false;
+  };
+  const status hooked = o.run(nullptr);
+  detail::tuning_hook() = nullptr;
+  REQUIRE(hooked == status::success);
+  TGEMM_CUDA_REQUIRE(cudaDeviceSynchronize());
+  o.check_result();
+  REQUIRE(plans.calls() == 2);
+  CHECK_FALSE(plans.last().gemv);
+  CHECK(seen == "float float");
+  // Unhooked again: the table's plan.
+  REQUIRE(o.run(nullptr) == status::success);
+  TGEMM_CUDA_REQUIRE(cudaDeviceSynchronize());
+  o.check_result();
+  CHECK(plans.last().gemv);
+}
+
 TEST_CASE("capture from the process's first call, global mode", "[gpu][capture_global]") {
   capture_from_first_call(cudaStreamCaptureModeGlobal);
 }

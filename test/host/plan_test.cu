@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <string>
 #include <type_traits>
@@ -310,6 +311,27 @@ TEST_CASE("every plan writes each element of C once and keeps its workspace regi
     }
   }
   SUCCEED(checked << " plans checked");
+}
+
+TEST_CASE("a benchmark's tuning hook: plans are made with the values it leaves; without one, nothing is copied",
+          "[plan]") {
+  const device_facts f = h200();
+  const tgemm::tuning::tuning_values table = tgemm::tuning::values_for<tgemm::tuning::default_chain>(f.arch);
+  std::optional<tgemm::tuning::tuning_values> adjusted;
+  REQUIRE(&tgemm::detail::hooked_values(table, "float", "float", adjusted) == &table);
+  REQUIRE_FALSE(adjusted.has_value());
+  REQUIRE(plan_for(shape(1, 3000, 700), f).gemv);
+  tgemm::detail::tuning_hook() = [](tgemm::tuning::tuning_values& v, const char* a, const char* c) {
+    if (std::string(a) == "float" && std::string(c) == "float") v.gemv = false;
+  };
+  const tgemm::tuning::tuning_values& hooked = tgemm::detail::hooked_values(table, "float", "float", adjusted);
+  tgemm::detail::tuning_hook() = nullptr;
+  REQUIRE(&hooked == &*adjusted);
+  REQUIRE(table.gemv);
+  REQUIRE_FALSE(hooked.gemv);
+  const plan without_gemv = plan_for(shape(1, 3000, 700), f, &hooked);
+  REQUIRE_FALSE(without_gemv.gemv);
+  REQUIRE(slots_of(without_gemv).rfind("tiny_m", 0) == 0);  // the 16-row tile, split or not
 }
 
 TEST_CASE("the workspace is sized for the regions the steps use", "[plan]") {

@@ -1,5 +1,5 @@
 // The cuBLAS helpers of tgemm's benchmarks and differential tests (the companion of check_cuda.hpp, for programs
-// that call cuBLAS): the call check, and the cudaDataType of each element type for cublasGemmEx.
+// that call cuBLAS): the call check, the cudaDataType of each element type for cublasGemmEx, and one shared handle.
 #pragma once
 
 #include <cublas_v2.h>
@@ -32,7 +32,19 @@ cudaDataType cuda_type() {
   return CUDA_R_32F;
 }
 
+/// The process's cuBLAS handle, created on first use (on the current device) with the default math mode; never
+/// destroyed: the benchmarks use it to the end.
+inline cublasHandle_t cublas_handle() {
+  static cublasHandle_t handle = [] {
+    cublasHandle_t h;
+    check_cublas(cublasCreate(&h), "cublasCreate(&h)", __FILE__, __LINE__);
+    return h;
+  }();
+  return handle;
+}
+
 }  // namespace tgemm::test
 
 /// Checks a cuBLAS call in a program without a test framework: on failure, prints the call and exits.
 #define TGEMM_CHECK_CUBLAS(call) ::tgemm::test::check_cublas((call), #call, __FILE__, __LINE__)
+

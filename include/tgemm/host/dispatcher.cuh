@@ -31,6 +31,7 @@
 #include "launcher.cuh"
 #include "plan.cuh"
 #include "plan_print.cuh"
+#include "tuning_hook.cuh"
 #include "workspace.cuh"
 
 namespace tgemm::detail {
@@ -520,16 +521,20 @@ status dispatch(const canonical_call<Types>& call, cudaStream_t stream, const wo
   plan p;
   typename kernels::known_device uncached;
   const typename kernels::known_device* known = nullptr;
+  std::optional<tuning::tuning_values> adjusted;
+  const tuning::tuning_values* values = nullptr;  // what the plan was made with (a benchmark's hook may change them)
   if (call.reads_operands) {
     if (status s = kernels::facts_for(device, known, uncached); s != status::success) return s;
-    if (status s = make_plan(call, known->facts, known->values, p); s != status::success) return s;
+    values = &hooked_values(known->values, element_traits<typename Types::element_a>::name,
+                            element_traits<typename Types::element_c>::name, adjusted);
+    if (status s = make_plan(call, known->facts, *values, p); s != status::success) return s;
   } else {
     if (status s = plan_fixed(call, tuning::policy_numbers{}, p); s != status::success) return s;
   }
   p.fused = Fused;
   if (print_plans_requested()) {
-    std::fputs(describe(p, known != nullptr ? &known->values : nullptr, element_traits<typename Types::element_c>::name,
-                        call.problem.m, call.problem.n, call.problem.k)
+    std::fputs(describe(p, values, element_traits<typename Types::element_c>::name, call.problem.m, call.problem.n,
+                        call.problem.k)
                    .c_str(),
                stderr);
   }

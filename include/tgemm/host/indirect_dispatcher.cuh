@@ -28,6 +28,7 @@
 #include "../tuning/selector.cuh"
 #include "../types.cuh"
 #include "cuda_status.cuh"
+#include "tuning_hook.cuh"
 #include "device_facts.cuh"
 #include "device_scope.cuh"
 #include "gemm_indirect.cuh"
@@ -179,7 +180,11 @@ struct indirect_kernels {
     if constexpr (hopper_groups) {
       using large = typename Table::wgmma;
       using small = typename Table::wgmma_small;
-      static const tuning::tuning_values values = tuning::values_of<Table>();
+      static const tuning::tuning_values entry = tuning::values_of<Table>();
+      std::optional<tuning::tuning_values> adjusted;
+      const tuning::tuning_values& values =
+          hooked_values(entry, element_traits<typename policy::element_a>::name,
+                        element_traits<typename policy::element_c>::name, adjusted);
       using element = typename policy::element_a;
       const bool lines = (products.lda * int64_t(sizeof(element))) % 16 == 0 &&
                          (products.ldb * int64_t(sizeof(element))) % 16 == 0;
@@ -303,6 +308,9 @@ struct indirect_kernels {
     }
     facts f;
     if (status s = facts_for(device, op_a, op_b, f); s != status::success) return s;
+    if (const tuning_hook_function hook = tuning_hook(); hook != nullptr) {  // f is this call's copy
+      hook(f.values, element_traits<typename policy::element_a>::name, element_traits<typename policy::element_c>::name);
+    }
     const int choice = choose(f, m, n, count);
     const tuning::policy_numbers& p = f.values[slots[choice]];
     kernel::tile_grid tiles;
