@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <iterator>
 #include <mutex>
+#include <optional>
 #include <type_traits>
 #include <utility>
 
@@ -28,7 +29,6 @@
 #include "../tuning/selector.cuh"
 #include "../types.cuh"
 #include "cuda_status.cuh"
-#include "tuning_hook.cuh"
 #include "device_facts.cuh"
 #include "device_scope.cuh"
 #include "gemm_indirect.cuh"
@@ -36,6 +36,7 @@
 #include "launch_tma_wgmma.cuh"
 #include "launcher.cuh"
 #include "plan_print.cuh"
+#include "tuning_hook.cuh"
 
 namespace tgemm::detail {
 TGEMM_BEGIN_DISPATCH_NAMESPACE

@@ -319,24 +319,23 @@ __device__ __forceinline__ void store_user_tma_tile(const Output& out, const Ter
     for (int group = 0; group < store_columns / 16; ++group) {
       const int j = pass * (store_columns / 8) + 2 * group;
       uint32_t packed[4];
-      if (inside) {
+      // The group's 8 values, each through value(accumulator index, row, col).
+      const auto pack_group = [&](auto&& value) {
 #pragma unroll
         for (int i = 0; i < 4; ++i) {  // rows g (+ 8), columns 2t and 2t + 1 of chunk j + i / 2
           const int index = 4 * (j + i / 2) + 2 * (i % 2);
           const int64_t row = row0 + lane / 4 + 8 * (i % 2), col = lane_col + 8 * (j + i / 2);
-          packed[i] = pack_pair<element_c>(
-              terms.call_user(device::detail::clamp_keeping_nan(acc[index], bounds.lower, bounds.upper), row, col),
-              terms.call_user(device::detail::clamp_keeping_nan(acc[index + 1], bounds.lower, bounds.upper), row,
-                              col + 1));
+          packed[i] = pack_pair<element_c>(value(index, row, col), value(index + 1, row, col + 1));
         }
+      };
+      if (inside) {
+        pack_group([&](int index, int64_t row, int64_t col) {
+          return terms.call_user(device::detail::clamp_keeping_nan(acc[index], bounds.lower, bounds.upper), row, col);
+        });
       } else {
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-          const int index = 4 * (j + i / 2) + 2 * (i % 2);
-          const int64_t row = row0 + lane / 4 + 8 * (i % 2), col = lane_col + 8 * (j + i / 2);
-          packed[i] = pack_pair<element_c>(user_value(terms, bounds, acc[index], row, col, out.m, out.n),
-                                           user_value(terms, bounds, acc[index + 1], row, col + 1, out.m, out.n));
-        }
+        pack_group([&](int index, int64_t row, int64_t col) {
+          return user_value(terms, bounds, acc[index], row, col, out.m, out.n);
+        });
       }
       const int matrix = lane / 8, column = 16 * group + 8 * (matrix / 2) + lane % 8;
       const int unit = (2 * warp + matrix % 2) ^ (column % 8);
