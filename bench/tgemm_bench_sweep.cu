@@ -2,11 +2,12 @@
 // with variants of them (detail::tuning_hook, host/tuning_hook.cuh), each beside cuBLAS, interleaved in one process.
 // What a tuning change is measured with before its number goes into a tuning file.
 //
-// Usage: tgemm_bench_sweep --type float|bf16|fp16|double --shapes "m,n,k[,count[,p]];..." [--variant "name=value,..."]...
-//                          [--reps N]
-//   --shapes   column-major NN products, tight leading dimensions; count > 1: a strided batch of that many
+// Usage: tgemm_bench_sweep --type float|bf16|fp16|double --shapes "m,n,k[,count[,p]];..." [--ops NN|NT|TN|TT]
+//                          [--variant "name=value,..."]... [--reps N]
+//   --shapes   column-major products, tight leading dimensions; count > 1: a strided batch of that many
 //              (tgemm::gemm_strided_batched() against cuBLAS's strided-batched GEMM), with `p` as fifth field the
 //              same products through pointer arrays (tgemm::gemm_batched() against cublasGemmBatchedEx).
+//   --ops      op(A) and op(B) of every shape (default NN).
 //   --variant  one set of changed values (names as in tuning::tuning_values, e.g. wgmma_small_max_k=2048,
 //              wgmma_split_small=1); each --variant adds a column. The table's own values always run first.
 //   --reps     repetitions (default 30); each times one call of cuBLAS and of every variant, rotating the order.
@@ -84,7 +85,13 @@ void sweep_hook(tuning_values& v, const char*, const char*) {
 struct shape {
   int64_t m, n, k, count;
   bool pointers;
+  op op_a = op::none, op_b = op::none;  ///< --ops
+  /// Leading dimensions of A and B as stored (column-major, tight): op(A) is m x k, op(B) k x n.
+  int64_t lda() const { return op_a == op::none ? m : k; }
+  int64_t ldb() const { return op_b == op::none ? k : n; }
 };
+
+cublasOperation_t cublas_op(op o) { return o == op::none ? CUBLAS_OP_N : CUBLAS_OP_T; }
 
 using tgemm::bench::operand_set;
 using tgemm::test::cuda_type;
@@ -98,13 +105,14 @@ void run_tgemm(const shape& s, const operand_set<T>& o) {
   const scalar_t<T> one = 1, zero = 0;
   tgemm::status st;
   if (s.pointers) {
-    st = tgemm::gemm_batched(layout::col_major, op::none, op::none, s.m, s.n, s.k, one, o.pa, s.m, o.pb, s.k, zero,
-                             o.pc, s.m, s.count);
+    st = tgemm::gemm_batched(layout::col_major, s.op_a, s.op_b, s.m, s.n, s.k, one, o.pa, s.lda(), o.pb, s.ldb(),
+                             zero, o.pc, s.m, s.count);
   } else if (s.count > 1) {
-    st = tgemm::gemm_strided_batched(layout::col_major, op::none, op::none, s.m, s.n, s.k, one, o.a, s.m, s.m * s.k,
-                                     o.b, s.k, s.k * s.n, zero, o.c, s.m, s.m * s.n, s.count);
+    st = tgemm::gemm_strided_batched(layout::col_major, s.op_a, s.op_b, s.m, s.n, s.k, one, o.a, s.lda(), s.m * s.k,
+                                     o.b, s.ldb(), s.k * s.n, zero, o.c, s.m, s.m * s.n, s.count);
   } else {
-    st = tgemm::gemm(layout::col_major, op::none, op::none, s.m, s.n, s.k, one, o.a, s.m, o.b, s.k, zero, o.c, s.m);
+    st = tgemm::gemm(layout::col_major, s.op_a, s.op_b, s.m, s.n, s.k, one, o.a, s.lda(), o.b, s.ldb(), zero, o.c,
+                     s.m);
   }
   if (st != tgemm::status::success) {
     std::fprintf(stderr, "tgemm failed (variant %d): %s\n", current_variant, tgemm::last_error().message.c_str());
@@ -117,20 +125,21 @@ void run_cublas(const shape& s, const operand_set<T>& o) {
   const scalar_t<T> one = 1, zero = 0;
   const cublasComputeType_t compute = std::is_same<T, double>::value ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F;
   if (s.pointers) {
-    TGEMM_CHECK_CUBLAS(cublasGemmBatchedEx(cublas(), CUBLAS_OP_N, CUBLAS_OP_N, int(s.m), int(s.n), int(s.k), &one,
-                                           reinterpret_cast<const void* const*>(o.pa), cuda_type<T>(), int(s.m),
-                                           reinterpret_cast<const void* const*>(o.pb), cuda_type<T>(), int(s.k), &zero,
+    TGEMM_CHECK_CUBLAS(cublasGemmBatchedEx(cublas(), cublas_op(s.op_a), cublas_op(s.op_b), int(s.m), int(s.n),
+                                           int(s.k), &one, reinterpret_cast<const void* const*>(o.pa), cuda_type<T>(),
+                                           int(s.lda()), reinterpret_cast<const void* const*>(o.pb), cuda_type<T>(),
+                                           int(s.ldb()), &zero,
                                            reinterpret_cast<void* const*>(o.pc), cuda_type<T>(), int(s.m),
                                            int(s.count), compute, CUBLAS_GEMM_DEFAULT));
   } else if (s.count == 1) {
-    TGEMM_CHECK_CUBLAS(cublasGemmEx(cublas(), CUBLAS_OP_N, CUBLAS_OP_N, int(s.m), int(s.n), int(s.k), &one, o.a,
-                                    cuda_type<T>(), int(s.m), o.b, cuda_type<T>(), int(s.k), &zero, o.c, cuda_type<T>(),
-                                    int(s.m), compute, CUBLAS_GEMM_DEFAULT));
+    TGEMM_CHECK_CUBLAS(cublasGemmEx(cublas(), cublas_op(s.op_a), cublas_op(s.op_b), int(s.m), int(s.n), int(s.k), &one,
+                                    o.a, cuda_type<T>(), int(s.lda()), o.b, cuda_type<T>(), int(s.ldb()), &zero, o.c,
+                                    cuda_type<T>(), int(s.m), compute, CUBLAS_GEMM_DEFAULT));
   } else {
-    TGEMM_CHECK_CUBLAS(cublasGemmStridedBatchedEx(cublas(), CUBLAS_OP_N, CUBLAS_OP_N, int(s.m), int(s.n), int(s.k),
-                                                  &one, o.a, cuda_type<T>(), int(s.m), s.m * s.k, o.b, cuda_type<T>(),
-                                                  int(s.k), s.k * s.n, &zero, o.c, cuda_type<T>(), int(s.m), s.m * s.n,
-                                                  int(s.count), compute, CUBLAS_GEMM_DEFAULT));
+    TGEMM_CHECK_CUBLAS(cublasGemmStridedBatchedEx(cublas(), cublas_op(s.op_a), cublas_op(s.op_b), int(s.m), int(s.n),
+                                                  int(s.k), &one, o.a, cuda_type<T>(), int(s.lda()), s.m * s.k, o.b,
+                                                  cuda_type<T>(), int(s.ldb()), s.k * s.n, &zero, o.c, cuda_type<T>(),
+                                                  int(s.m), s.m * s.n, int(s.count), compute, CUBLAS_GEMM_DEFAULT));
   }
 }
 
@@ -237,8 +246,9 @@ void run_shape(const shape& s, const char* type, double peak_tflops, size_t l2_b
   }
   const double flops = 2.0 * double(s.count) * double(s.m) * double(s.n) * double(s.k);
   char dims[80];
-  std::snprintf(dims, sizeof dims, "%lldx(%lld,%lld,%lld)%s", (long long)s.count, (long long)s.m, (long long)s.n,
-                (long long)s.k, s.pointers ? " pointers" : "");
+  std::snprintf(dims, sizeof dims, "%lldx(%lld,%lld,%lld) %s%s%s", (long long)s.count, (long long)s.m,
+                (long long)s.n, (long long)s.k, s.op_a == op::none ? "N" : "T", s.op_b == op::none ? "N" : "T",
+                s.pointers ? " pointers" : "");
   for (int impl = 0; impl < implementations; ++impl) {
     const double ms = median[size_t(impl)], tflops = flops / (ms * 1e-3) / 1e12;
     std::string name = impl == 0 ? "cublas" : "variant " + std::to_string(impl - 1);
@@ -260,7 +270,7 @@ std::vector<std::string> split(const std::string& text, char separator) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string type = "bf16", shapes_text;
+  std::string type = "bf16", shapes_text, ops = "NN";
   int reps = 30;
   bool usage = false;
   for (int i = 1; i < argc; ++i) {
@@ -269,6 +279,8 @@ int main(int argc, char** argv) {
       type = argv[++i];
     } else if (arg == "--shapes" && i + 1 < argc) {
       shapes_text = argv[++i];
+    } else if (arg == "--ops" && i + 1 < argc) {
+      ops = argv[++i];
     } else if (arg == "--reps" && i + 1 < argc) {
       reps = std::max(1, std::atoi(argv[++i]));
     } else if (arg == "--variant" && i + 1 < argc) {
@@ -296,11 +308,15 @@ int main(int argc, char** argv) {
     shape s{std::atoll(f[0].c_str()), std::atoll(f[1].c_str()), std::atoll(f[2].c_str()),
             f.size() > 3 ? std::atoll(f[3].c_str()) : 1, f.size() > 4 && f[4] == "p"};
     if (s.m < 1 || s.n < 1 || s.k < 1 || s.count < 1) usage = true;
+    s.op_a = ops.size() == 2 && ops[0] == 'T' ? op::transpose : op::none;
+    s.op_b = ops.size() == 2 && ops[1] == 'T' ? op::transpose : op::none;
     shapes.push_back(s);
   }
-  if (usage || shapes.empty() || (type != "float" && type != "bf16" && type != "fp16" && type != "double")) {
+  const bool ops_known = ops == "NN" || ops == "NT" || ops == "TN" || ops == "TT";
+  if (usage || shapes.empty() || !ops_known ||
+      (type != "float" && type != "bf16" && type != "fp16" && type != "double")) {
     std::fprintf(stderr,
-                 "usage: %s --type float|bf16|fp16|double --shapes \"m,n,k[,count[,p]];...\" "
+                 "usage: %s --type float|bf16|fp16|double --shapes \"m,n,k[,count[,p]];...\" [--ops NN|NT|TN|TT] "
                  "[--variant \"name=value,...\"]... [--reps N]\n",
                  argv[0]);
     return 1;
