@@ -15,8 +15,8 @@
 // Timing rules (as the other benchmarks): normal random operands (mean 0, stddev 1) rounded to the type, enough
 // operand sets that a pass over them exceeds twice the L2 (at most 8), consecutive calls on consecutive sets; every
 // variant's C compared with cuBLAS's on set 0 (a WARNING when they differ); 3 warm-up rounds; each call between its
-// own CUDA events; medians. Printed per shape and implementation: milliseconds, TFLOP/s, speed against cuBLAS, and
-// the plan each variant ran (TGEMM_PRINT_PLAN=1 prints the whole plans).
+// own CUDA events, all enqueued before one synchronisation; medians. Printed per shape and implementation:
+// milliseconds, TFLOP/s, speed against cuBLAS, and the plan each variant ran (TGEMM_PRINT_PLAN=1 prints whole plans).
 #include <tgemm/gemm.cuh>
 
 #include "batched_operands.hpp"
@@ -208,29 +208,36 @@ void run_shape(const shape& s, const char* type, double peak_tflops, size_t l2_b
       std::printf("WARNING: variant %zu differs from cuBLAS: relative Frobenius error %.3g\n", v, relative);
     }
   }
-  // Rounds of one call each, the starting implementation rotating; each call between its own events.
-  std::vector<std::vector<float>> times(static_cast<size_t>(implementations));
-  std::vector<cudaEvent_t> events(2 * static_cast<size_t>(implementations));
+  // Rounds of one call each, the starting implementation rotating; each call between its own events. Everything is
+  // enqueued before the one synchronisation, so that the GPU does not wait for the host between calls.
+  constexpr int warmup_rounds = 3;
+  const int rounds = warmup_rounds + reps;
+  std::vector<cudaEvent_t> events(2 * static_cast<size_t>(implementations) * static_cast<size_t>(rounds));
   for (cudaEvent_t& e : events) TGEMM_CHECK_CUDA(cudaEventCreate(&e));
+  const auto event = [&](int round, int impl, int end) {
+    return events[(size_t(round) * size_t(implementations) + size_t(impl)) * 2 + size_t(end)];
+  };
   size_t rotation = 0;
-  for (int round = -3; round < reps; ++round) {
+  for (int round = 0; round < rounds; ++round) {
     for (int j = 0; j < implementations; ++j) {
-      const int impl = (j + (round < 0 ? 0 : round)) % implementations;
+      const int impl = (j + round) % implementations;
       const operand_set<T>& o = operands[rotation++ % operands.size()];
-      TGEMM_CHECK_CUDA(cudaEventRecord(events[2 * size_t(impl)]));
+      TGEMM_CHECK_CUDA(cudaEventRecord(event(round, impl, 0)));
       if (impl == 0) {
         run_cublas(s, o);
       } else {
         current_variant = impl - 1;
         run_tgemm(s, o);
       }
-      TGEMM_CHECK_CUDA(cudaEventRecord(events[2 * size_t(impl) + 1]));
+      TGEMM_CHECK_CUDA(cudaEventRecord(event(round, impl, 1)));
     }
-    TGEMM_CHECK_CUDA(cudaDeviceSynchronize());
-    if (round < 0) continue;  // warm-up
+  }
+  TGEMM_CHECK_CUDA(cudaDeviceSynchronize());
+  std::vector<std::vector<float>> times(static_cast<size_t>(implementations));
+  for (int round = warmup_rounds; round < rounds; ++round) {
     for (int impl = 0; impl < implementations; ++impl) {
       float ms = 0;
-      TGEMM_CHECK_CUDA(cudaEventElapsedTime(&ms, events[2 * size_t(impl)], events[2 * size_t(impl) + 1]));
+      TGEMM_CHECK_CUDA(cudaEventElapsedTime(&ms, event(round, impl, 0), event(round, impl, 1)));
       times[size_t(impl)].push_back(ms);
     }
   }
