@@ -6,9 +6,11 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <random>
 #include <vector>
 
 #include "check_cuda.hpp"
+#include "element_values.hpp"
 
 namespace tgemm::bench {
 
@@ -38,6 +40,30 @@ void make_pointer_arrays(int64_t m, int64_t n, int64_t k, int64_t count, operand
   TGEMM_CHECK_CUDA(cudaMemcpy(o.pa, a.data(), a.size() * sizeof(T*), cudaMemcpyHostToDevice));
   TGEMM_CHECK_CUDA(cudaMemcpy(o.pb, b.data(), b.size() * sizeof(T*), cudaMemcpyHostToDevice));
   TGEMM_CHECK_CUDA(cudaMemcpy(o.pc, c.data(), c.size() * sizeof(T*), cudaMemcpyHostToDevice));
+}
+
+/// `sets` operand sets of `count` column-major m x n x k products: A and B random normal (mean 0, stddev 1) rounded to
+/// T, drawn set after set from one engine seeded with `seed`; C filled with 0x3c bytes (finite, non-zero, not read
+/// with beta = 0); with `pointers`, each set's pointer arrays too.
+template <class T>
+std::vector<operand_set<T>> make_operand_sets(int64_t m, int64_t n, int64_t k, int64_t count, int sets, bool pointers,
+                                              uint64_t seed) {
+  const size_t a_count = size_t(count * m * k), b_count = size_t(count * k * n), c_count = size_t(count * m * n);
+  std::vector<T> host(a_count + b_count);
+  std::mt19937_64 engine(seed);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<operand_set<T>> operands(static_cast<size_t>(sets));
+  for (operand_set<T>& o : operands) {
+    for (T& x : host) x = tgemm::test::from_float<T>(normal(engine));
+    TGEMM_CHECK_CUDA(cudaMalloc(&o.a, a_count * sizeof(T)));
+    TGEMM_CHECK_CUDA(cudaMalloc(&o.b, b_count * sizeof(T)));
+    TGEMM_CHECK_CUDA(cudaMalloc(&o.c, c_count * sizeof(T)));
+    TGEMM_CHECK_CUDA(cudaMemcpy(o.a, host.data(), a_count * sizeof(T), cudaMemcpyHostToDevice));
+    TGEMM_CHECK_CUDA(cudaMemcpy(o.b, host.data() + a_count, b_count * sizeof(T), cudaMemcpyHostToDevice));
+    TGEMM_CHECK_CUDA(cudaMemset(o.c, 0x3c, c_count * sizeof(T)));
+    if (pointers) make_pointer_arrays(m, n, k, count, o);
+  }
+  return operands;
 }
 
 /// Frees what a set holds.

@@ -45,7 +45,6 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
-#include <random>
 #include <sstream>
 #include <string>
 #include <type_traits>
@@ -149,20 +148,8 @@ void run_type(const type_info& info, size_t l2_bytes, int reps, std::ofstream& c
     const size_t c_count = size_t(s.count * s.m * s.n);
     const size_t bytes = (a_count + b_count + c_count) * sizeof(T);
     const int sets = int(std::min<size_t>(max_sets, 2 * l2_bytes / bytes + 1));
-    std::vector<T> host(a_count + b_count);
-    std::mt19937_64 engine(20261202);
-    std::normal_distribution<float> normal(0.0f, 1.0f);
-    std::vector<operand_set<T>> operands(static_cast<size_t>(sets));
-    for (operand_set<T>& o : operands) {
-      for (T& x : host) x = tgemm::test::from_float<T>(normal(engine));
-      TGEMM_CHECK_CUDA(cudaMalloc(&o.a, a_count * sizeof(T)));
-      TGEMM_CHECK_CUDA(cudaMalloc(&o.b, b_count * sizeof(T)));
-      TGEMM_CHECK_CUDA(cudaMalloc(&o.c, c_count * sizeof(T)));
-      TGEMM_CHECK_CUDA(cudaMemcpy(o.a, host.data(), a_count * sizeof(T), cudaMemcpyHostToDevice));
-      TGEMM_CHECK_CUDA(cudaMemcpy(o.b, host.data() + a_count, b_count * sizeof(T), cudaMemcpyHostToDevice));
-      TGEMM_CHECK_CUDA(cudaMemset(o.c, 0x3c, c_count * sizeof(T)));
-      if (pointer_api) make_pointer_arrays(s, o);
-    }
+    std::vector<operand_set<T>> operands =
+        tgemm::bench::make_operand_sets<T>(s.m, s.n, s.k, s.count, sets, pointer_api, 20261202);
     // Correctness against cuBLAS on set 0.
     T* reference = nullptr;
     TGEMM_CHECK_CUDA(cudaMalloc(&reference, c_count * sizeof(T)));
@@ -238,10 +225,7 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
-  int device = 0;
-  cudaDeviceProp prop{};
-  TGEMM_CHECK_CUDA(cudaGetDevice(&device));
-  TGEMM_CHECK_CUDA(cudaGetDeviceProperties(&prop, device));
+  const cudaDeviceProp prop = tgemm::test::current_device_properties();
   std::printf("device: %s, sm_%d%d, %d SMs, L2 %d MB; api: %s\n", prop.name, prop.major, prop.minor,
               prop.multiProcessorCount, prop.l2CacheSize >> 20,
               pointer_api ? "pointer arrays (tgemm::gemm_batched, cublasGemmBatchedEx)" : "strided");

@@ -34,7 +34,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <random>
 #include <sstream>
 #include <string>
 #include <type_traits>
@@ -171,20 +170,8 @@ void run_shape(const shape& s, const char* type, double peak_tflops, size_t l2_b
   const size_t c_count = size_t(s.count * s.m * s.n);
   const size_t bytes = (a_count + b_count + c_count) * sizeof(T);
   const int sets = int(std::min<size_t>(8, 2 * l2_bytes / bytes + 1));
-  std::mt19937_64 engine(20261205);
-  std::normal_distribution<float> normal(0.0f, 1.0f);
-  std::vector<T> host(a_count + b_count);
-  std::vector<operand_set<T>> operands(static_cast<size_t>(sets));
-  for (operand_set<T>& o : operands) {
-    for (T& x : host) x = tgemm::test::from_float<T>(normal(engine));
-    TGEMM_CHECK_CUDA(cudaMalloc(&o.a, a_count * sizeof(T)));
-    TGEMM_CHECK_CUDA(cudaMalloc(&o.b, b_count * sizeof(T)));
-    TGEMM_CHECK_CUDA(cudaMalloc(&o.c, c_count * sizeof(T)));
-    TGEMM_CHECK_CUDA(cudaMemcpy(o.a, host.data(), a_count * sizeof(T), cudaMemcpyHostToDevice));
-    TGEMM_CHECK_CUDA(cudaMemcpy(o.b, host.data() + a_count, b_count * sizeof(T), cudaMemcpyHostToDevice));
-    TGEMM_CHECK_CUDA(cudaMemset(o.c, 0x3c, c_count * sizeof(T)));
-    if (s.pointers) tgemm::bench::make_pointer_arrays(s.m, s.n, s.k, s.count, o);
-  }
+  std::vector<operand_set<T>> operands =
+      tgemm::bench::make_operand_sets<T>(s.m, s.n, s.k, s.count, sets, s.pointers, 20261205);
   const int implementations = int(variants.size()) + 1;  // 0: cuBLAS, then the variants
   std::vector<std::string> plans_ran(variants.size());
   // Every variant's C against cuBLAS's on set 0, and the plan it ran.
@@ -328,10 +315,7 @@ int main(int argc, char** argv) {
                  argv[0]);
     return 1;
   }
-  int device = 0;
-  cudaDeviceProp prop{};
-  TGEMM_CHECK_CUDA(cudaGetDevice(&device));
-  TGEMM_CHECK_CUDA(cudaGetDeviceProperties(&prop, device));
+  const cudaDeviceProp prop = tgemm::test::current_device_properties();
   std::printf("device: %s, sm_%d%d, %d SMs, L2 %d MB\n", prop.name, prop.major, prop.minor, prop.multiProcessorCount,
               prop.l2CacheSize >> 20);
   for (size_t v = 0; v < variants.size(); ++v) {

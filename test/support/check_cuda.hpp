@@ -21,6 +21,16 @@ inline void check_cuda(cudaError_t error, const char* call, const char* file, in
   std::exit(2);
 }
 
+/// The current device's properties (exits as check_cuda does when they cannot be read): what the benchmarks name in
+/// their first line and size their operand sets by.
+inline cudaDeviceProp current_device_properties() {
+  int device = 0;
+  check_cuda(cudaGetDevice(&device), "cudaGetDevice(&device)", __FILE__, __LINE__);
+  cudaDeviceProp prop{};
+  check_cuda(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties(&prop, device)", __FILE__, __LINE__);
+  return prop;
+}
+
 }  // namespace tgemm::test
 
 /// Checks a CUDA call in a program without a test framework: on failure, prints the call and its error and exits.
