@@ -309,9 +309,8 @@ struct indirect_kernels {
     }
     facts f;
     if (status s = facts_for(device, op_a, op_b, f); s != status::success) return s;
-    if (const tuning_hook_function hook = tuning_hook(); hook != nullptr) {  // f is this call's copy
-      hook(f.values, element_traits<typename policy::element_a>::name, element_traits<typename policy::element_c>::name);
-    }
+    apply_tuning_hook(f.values, element_traits<typename policy::element_a>::name,  // f is this call's copy
+                      element_traits<typename policy::element_c>::name);
     const int choice = choose(f, m, n, count);
     const tuning::policy_numbers& p = f.values[slots[choice]];
     kernel::tile_grid tiles;

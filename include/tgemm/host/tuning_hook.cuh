@@ -22,6 +22,11 @@ inline tuning_hook_function& tuning_hook() {
   return hook;
 }
 
+/// Lets the hook, where one is set, change `values` (a call's own copy of them) in place.
+inline void apply_tuning_hook(tuning::tuning_values& values, const char* element_a, const char* element_c) {
+  if (const tuning_hook_function hook = tuning_hook(); hook != nullptr) hook(values, element_a, element_c);
+}
+
 /// `values` where no hook is set; else a copy of them in `adjusted`, changed by the hook (so that a call without one
 /// copies nothing).
 inline const tuning::tuning_values& hooked_values(const tuning::tuning_values& values, const char* element_a,
