@@ -518,10 +518,10 @@ __device__ __forceinline__ void store_fused_tile(const tma_wgmma_output<typename
       for (int e = 0; e < 2; ++e) {
         const int offset = 8 * j + e, i = 4 * j + 2 * h + e;
         if (row_inside[h] && offset < columns.left) {
-          if constexpr (terms_type::has_user_op) {  // inside C: the test above is user_value's
-            c_row[h][offset * out.ldc] = convert<element_c>(
-                terms.apply_user(device::detail::clamp_keeping_nan(acc[i], bounds.lower, bounds.upper),
-                                 row0 + lane / 4 + 8 * h, lane_col + offset));
+          if constexpr (terms_type::has_user_op) {
+            c_row[h][offset * out.ldc] =
+                convert<element_c>(user_value(terms, bounds, acc[i], row0 + lane / 4 + 8 * h, lane_col + offset,
+                                              out.m, out.n));
           } else {
             c_row[h][offset * out.ldc] =
                 convert<element_c>(device::detail::clamp_keeping_nan(acc[i], bounds.lower, bounds.upper));
