@@ -25,6 +25,13 @@ std::vector<contender<double>> f64_candidates() {
       make<f64_candidate<128, 128, 32, 64, 4, 2, 32>>(),
       make<f64_candidate<128, 128, 32, 64, 8, 3>>(),
       make<f64_candidate<128, 128, 64, 32, 4, 4>>(),
+      make<f64_candidate<128, 128, 64, 32, 4, 3>>(),
+      make<f64_candidate<128, 128, 64, 32, 8, 4>>(),
+      // 32-deep slices: one block-wide barrier per 32 of k instead of per 16 (the barriers are exposed with one
+      // block a multiprocessor); three stages are 192 KiB.
+      make<f64_candidate<128, 128, 32, 64, 4, 3, 32>>(),
+      make<f64_candidate<128, 128, 64, 32, 4, 3, 32>>(),
+      make<f64_candidate<128, 128, 64, 32, 8, 3, 32>>(),
       make<f64_candidate<256, 64, 64, 32, 4, 3>>(),
       make<f64_candidate<128, 128, 32, 64, 4, 3, 16, 4>>(),
       make<f64_candidate<128, 128, 32, 64, 4, 3, 16, 16>>(),
