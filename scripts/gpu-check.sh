@@ -5,6 +5,9 @@
 # Needs Catch2: installed, or unpacked into .deps/usr by scripts/fetch_deps.sh (the gpu preset looks there).
 # TGEMM_COMMIT names the commit in the log (the device machine gets no .git). The exit status is 1 when any step
 # failed: ctest's own status for the tests, each program's for the rest.
+# Where one command may run 600 s (the lent GPU), the whole pass does not fit one: on an H100 on 2026-12-05 the build
+# took 296 s and the suite (-j10) did not finish in the 300 s left. Run `build` in one command and `test` in the next
+# while the machine is still warm (build-gpu/ stays there between commands), then `sanitize` (about 190 s) alone.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/out}
