@@ -57,7 +57,7 @@ struct split_k_kernels;
 /// and general_tt along k; only general has a padded variant). Fused: the kernels of calls with a tgemm::epilogue,
 /// which fold its terms into their stores (a second set, instantiated only where such a call is compiled); User: with
 /// a caller's operation too (tgemm::user_epilogue: a set per operation type, compiled where the call is).
-template <class Table, bool Fused = false, class User = device::no_user_op>
+template <class Table, bool Fused = false, class User = device::no_user_op, bool Batches = true>
 struct tuned_kernels {
   /// A kernel's policy source.
   template <tuning::slot Slot>
@@ -74,10 +74,12 @@ struct tuned_kernels {
   /// time anyway, the tensor-core ones, say no: their plain kernel serves padded steps too, reading less).
   static constexpr bool padded_kernels = tuning::padded_kernels_of<Table>::value;
 
-  /// True for the (slot, op pair, padded) combinations the planner can choose.
+  /// True for the (slot, op pair, padded) combinations the planner can choose: the products tile only for calls that
+  /// may run a batch (Batches; single_product calls never plan it).
   template <tuning::slot Slot, op OpA, op OpB, bool Padded>
   static constexpr bool chosen() {
     if (Padded && (Slot != tuning::slot::general || !padded_kernels)) return false;
+    if (Slot == tuning::slot::products) return Batches;
     if (Slot == tuning::slot::general) return OpA == op::none;
     if (Slot == tuning::slot::general_tn) return OpA == op::transpose && OpB == op::none;
     if (Slot == tuning::slot::general_tt) return OpA == op::transpose && OpB == op::transpose;
@@ -508,16 +510,23 @@ status split_k_kernels<Table>::launch_sliced(op op_a, op op_b, const plan_step& 
 }
 
 /// tgemm::gemm() for a validated call: on the stream's device, plan with its facts, then (unless only the
-/// workspace size is asked for) execute with the caller's workspace or one allocated for the call.
-template <class Types, math_mode Math = math_mode::strict, bool Fused = false>
+/// workspace size is asked for) execute with the caller's workspace or one allocated for the call. Batches: the call
+/// may be a batch of several products (false for the single-product entry points, whose kernels leave out the
+/// products tile; see single_product).
+template <class Types, math_mode Math = math_mode::strict, bool Fused = false, bool Batches = true>
 status dispatch(const canonical_call<Types>& call, cudaStream_t stream, const workspace* given, size_t* size_only) {
   if (size_only != nullptr) *size_only = 0;
   if (call.empty) return status::success;
+  if (!Batches && call.batch.count > 1) {
+    return fail(status::cuda_error, cudaErrorInvalidDeviceFunction,
+                "internal error: a single-product entry point passed a batch of %lld products",
+                (long long)call.batch.count);
+  }
   device_scope scope(stream);
   if (scope.state() != status::success) return scope.state();
   const int device = scope.device();
   using table = typename tuning::table_for<typename Types::element_a, typename Types::element_c, Math>::type;
-  using kernels = tuned_kernels<table, Fused, typename Types::user_op>;
+  using kernels = tuned_kernels<table, Fused, typename Types::user_op, Batches>;
   static_assert(std::is_same<typename kernels::types, Types>::value, "the tuning table serves other element types");
   plan p;
   typename kernels::known_device uncached;
@@ -551,25 +560,25 @@ status dispatch(const canonical_call<Types>& call, cudaStream_t stream, const wo
   return execute(p, call, scratch.data(), stream, device, kernels{p.op_a, p.op_b});
 }
 
-template <class Types, math_mode Math>
+template <class Types, math_mode Math, class Batch>
 status gemm_typed(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, typename Types::scalar_type alpha,
                   const typename Types::element_a* A, int64_t lda, const typename Types::element_b* B, int64_t ldb,
                   typename Types::scalar_type beta, typename Types::element_c* C, int64_t ldc,
-                  const batch_shape& batch, cudaStream_t stream, const workspace* ws, size_t* size_only) {
+                  const Batch& batch, cudaStream_t stream, const workspace* ws, size_t* size_only) {
   canonical_call<Types> call;
   if (status s = check_arguments(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, call, batch);
       s != status::success) {
     return s;
   }
   if (status s = check_alignment(call, 1, "tgemm::gemm"); s != status::success) return s;
-  return dispatch<Types, Math>(call, stream, ws, size_only);
+  return dispatch<Types, Math, false, runs_batches<Batch>>(call, stream, ws, size_only);
 }
 
-template <class Types, math_mode Math, class Epilogue>
+template <class Types, math_mode Math, class Epilogue, class Batch>
 status gemm_fused_typed(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k,
                         typename Types::scalar_type alpha, const typename Types::element_a* A, int64_t lda,
                         const typename Types::element_b* B, int64_t ldb, typename Types::scalar_type beta,
-                        typename Types::element_c* C, int64_t ldc, const Epilogue& ep, const batch_shape& batch,
+                        typename Types::element_c* C, int64_t ldc, const Epilogue& ep, const Batch& batch,
                         cudaStream_t stream, const workspace* ws, size_t* size_only) {
   static_assert(std::is_same<typename Types::user_op, typename user_op_of<Epilogue>::type>::value,
                 "the call's types carry the epilogue's operation");
@@ -582,22 +591,31 @@ status gemm_fused_typed(layout order, op op_a, op op_b, int64_t m, int64_t n, in
   }
   attach_user_op(ep, order, call.terms);  // a tgemm::user_epilogue's operation (nothing for a tgemm::epilogue)
   if (status s = check_alignment(call, 1, "tgemm::gemm"); s != status::success) return s;
-  return dispatch<Types, Math, true>(call, stream, ws, size_only);
+  return dispatch<Types, Math, true, runs_batches<Batch>>(call, stream, ws, size_only);
 }
 
 /// The explicit instantiation of gemm_typed for A and B of type AB, C of type C and a math mode: the compiled
 /// library instantiates tgemm::gemm() for every supported element combination and math mode, one family per
 /// source (TGEMM_COMPILED_PART); the other sources only declare them (`extern`).
-#define TGEMM_GEMM_TYPED(AB, C, MATH)                                                                             \
-  template status gemm_typed<gemm_types<AB, AB, C, scalar_for<AB, C>>, MATH>(                                     \
+/// Both batch kinds (batch_shape: the batched entry points; single_product: the others); EXTERN: empty, or `extern`
+/// to declare them.
+#define TGEMM_GEMM_TYPED(EXTERN, AB, C, MATH)                                                                     \
+  TGEMM_GEMM_TYPED_FOR(EXTERN, AB, C, MATH, batch_shape)                                                          \
+  TGEMM_GEMM_TYPED_FOR(EXTERN, AB, C, MATH, single_product)
+/// One batch kind of TGEMM_GEMM_TYPED.
+#define TGEMM_GEMM_TYPED_FOR(EXTERN, AB, C, MATH, BATCH)                                                          \
+  EXTERN template status gemm_typed<gemm_types<AB, AB, C, scalar_for<AB, C>>, MATH>(                              \
       layout, op, op, int64_t, int64_t, int64_t, scalar_for<AB, C>, const AB*, int64_t, const AB*, int64_t,       \
-      scalar_for<AB, C>, C*, int64_t, const batch_shape&, cudaStream_t, const workspace*, size_t*);
+      scalar_for<AB, C>, C*, int64_t, const BATCH&, cudaStream_t, const workspace*, size_t*);
 /// Likewise for the calls with a fused epilogue (tgemm::epilogue): one family per source too, parts 6 to 10.
 #define TGEMM_GEMM_FUSED_TYPED(AB, C, MATH)                                                                       \
+  TGEMM_GEMM_FUSED_TYPED_FOR(AB, C, MATH, batch_shape)                                                            \
+  TGEMM_GEMM_FUSED_TYPED_FOR(AB, C, MATH, single_product)
+/// One batch kind of TGEMM_GEMM_FUSED_TYPED.
+#define TGEMM_GEMM_FUSED_TYPED_FOR(AB, C, MATH, BATCH)                                                            \
   template status gemm_fused_typed<gemm_types<AB, AB, C, scalar_for<AB, C>>, MATH>(                               \
       layout, op, op, int64_t, int64_t, int64_t, scalar_for<AB, C>, const AB*, int64_t, const AB*, int64_t,       \
-      scalar_for<AB, C>, C*, int64_t, const epilogue<C>&, const batch_shape&, cudaStream_t, const workspace*,     \
-      size_t*);
+      scalar_for<AB, C>, C*, int64_t, const epilogue<C>&, const BATCH&, cudaStream_t, const workspace*, size_t*);
 /// The split-K kernels a family's plain and fused calls share (split_k_kernels): defined by the family's plain part,
 /// declared by its fused part (before either part's calls instantiate them).
 #define TGEMM_SPLIT_K_KERNELS(AB, C, MATH) template struct split_k_kernels<tuning::table_for<AB, C, MATH>::type>;
@@ -634,27 +652,27 @@ TGEMM_SPLIT_K_KERNELS(double, double, math_mode::strict)
 extern TGEMM_SPLIT_K_KERNELS(double, double, math_mode::strict)
 #endif
 #if TGEMM_DEFINES_PART(1)
-TGEMM_GEMM_TYPED(float, float, math_mode::strict)
+TGEMM_GEMM_TYPED(, float, float, math_mode::strict)
 #else
-extern TGEMM_GEMM_TYPED(float, float, math_mode::strict)
+TGEMM_GEMM_TYPED(extern, float, float, math_mode::strict)
 #endif
 #if TGEMM_DEFINES_PART(2)
-TGEMM_GEMM_TYPED(__half, __half, math_mode::strict)
-TGEMM_GEMM_TYPED(__half, float, math_mode::strict)
+TGEMM_GEMM_TYPED(, __half, __half, math_mode::strict)
+TGEMM_GEMM_TYPED(, __half, float, math_mode::strict)
 #endif
 #if TGEMM_DEFINES_PART(3)
-TGEMM_GEMM_TYPED(__nv_bfloat16, __nv_bfloat16, math_mode::strict)
-TGEMM_GEMM_TYPED(__nv_bfloat16, float, math_mode::strict)
+TGEMM_GEMM_TYPED(, __nv_bfloat16, __nv_bfloat16, math_mode::strict)
+TGEMM_GEMM_TYPED(, __nv_bfloat16, float, math_mode::strict)
 #endif
 #if TGEMM_DEFINES_PART(4)
-TGEMM_GEMM_TYPED(float, float, math_mode::tf32)
-TGEMM_GEMM_TYPED(float, float, math_mode::tf32x3)
+TGEMM_GEMM_TYPED(, float, float, math_mode::tf32)
+TGEMM_GEMM_TYPED(, float, float, math_mode::tf32x3)
 #else
-extern TGEMM_GEMM_TYPED(float, float, math_mode::tf32)
-extern TGEMM_GEMM_TYPED(float, float, math_mode::tf32x3)
+TGEMM_GEMM_TYPED(extern, float, float, math_mode::tf32)
+TGEMM_GEMM_TYPED(extern, float, float, math_mode::tf32x3)
 #endif
 #if TGEMM_DEFINES_PART(5)
-TGEMM_GEMM_TYPED(double, double, math_mode::strict)
+TGEMM_GEMM_TYPED(, double, double, math_mode::strict)
 #endif
 #if TGEMM_DEFINES_PART(6)
 TGEMM_GEMM_FUSED_TYPED(float, float, math_mode::strict)
@@ -677,7 +695,9 @@ TGEMM_GEMM_FUSED_TYPED(double, double, math_mode::strict)
 #endif
 #undef TGEMM_SPLIT_K_KERNELS
 #undef TGEMM_GEMM_TYPED
+#undef TGEMM_GEMM_TYPED_FOR
 #undef TGEMM_GEMM_FUSED_TYPED
+#undef TGEMM_GEMM_FUSED_TYPED_FOR
 
 #if TGEMM_DEFINES_PART(1)
 
@@ -708,7 +728,7 @@ status gemm(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, flo
     return s;
   }
   if (status s = detail::check_alignment(call, 1, "tgemm::gemm"); s != status::success) return s;
-  return detail::dispatch(call, stream, nullptr, nullptr);
+  return detail::dispatch<detail::gemm_types<float>, math_mode::strict, false, false>(call, stream, nullptr, nullptr);
 }
 
 TGEMM_FLOAT_API_DEFINITION
@@ -720,7 +740,7 @@ status gemm(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, flo
     return s;
   }
   if (status s = detail::check_alignment(call, 1, "tgemm::gemm"); s != status::success) return s;
-  return detail::dispatch(call, stream, &ws, nullptr);
+  return detail::dispatch<detail::gemm_types<float>, math_mode::strict, false, false>(call, stream, &ws, nullptr);
 }
 
 TGEMM_FLOAT_API_DEFINITION
@@ -734,7 +754,7 @@ status gemm_workspace_size(layout order, op op_a, op op_b, int64_t m, int64_t n,
     return s;
   }
   if (status s = detail::check_alignment(call, 1, "tgemm::gemm"); s != status::success) return s;
-  return detail::dispatch(call, stream, nullptr, &bytes);
+  return detail::dispatch<detail::gemm_types<float>, math_mode::strict, false, false>(call, stream, nullptr, &bytes);
 }
 
 TGEMM_END_DISPATCH_NAMESPACE

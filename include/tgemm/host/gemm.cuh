@@ -72,23 +72,34 @@ struct batch_shape {
   int64_t stride_c = 0;  ///< Elements between consecutive batches' C.
 };
 
+/// The batch of a single-product entry point (tgemm::gemm(), a group of tgemm::gemm_grouped()): one product, with a
+/// type of its own so that the dispatcher those calls instantiate leaves out the kernels only batches run (the
+/// products tile): a translation unit that makes no batched call compiles fewer kernels.
+struct single_product : batch_shape {};
+
+/// Whether a call whose batch argument has type Batch may run a batch (false for single_product).
+template <class Batch>
+inline constexpr bool runs_batches = !std::is_same<Batch, single_product>::value;
+
 TGEMM_BEGIN_DISPATCH_NAMESPACE
 /// tgemm::gemm() and tgemm::gemm_strided_batched() for one set of element types and math mode: defined in
 /// host/dispatcher.cuh (in compiled mode, instantiated for every supported combination in the library).
-template <class Types, math_mode Math = math_mode::strict>
+/// Batch: batch_shape, or single_product for the single-product entry points (see single_product).
+template <class Types, math_mode Math = math_mode::strict, class Batch = batch_shape>
 status gemm_typed(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, typename Types::scalar_type alpha,
                   const typename Types::element_a* A, int64_t lda, const typename Types::element_b* B, int64_t ldb,
                   typename Types::scalar_type beta, typename Types::element_c* C, int64_t ldc,
-                  const batch_shape& batch, cudaStream_t stream, const workspace* ws, size_t* size_only);
+                  const Batch& batch, cudaStream_t stream, const workspace* ws, size_t* size_only);
 
 /// gemm_typed() for calls with a fused epilogue, defined in host/dispatcher.cuh: a tgemm::epilogue (its own kernels,
 /// the fused instantiations; in compiled mode a part of the library of its own) or a tgemm::user_epilogue (Types
 /// carries its operation's type; header-only mode only: the kernels compile where the call is).
-template <class Types, math_mode Math = math_mode::strict, class Epilogue = epilogue<typename Types::element_c>>
+template <class Types, math_mode Math = math_mode::strict, class Epilogue = epilogue<typename Types::element_c>,
+          class Batch = batch_shape>
 status gemm_fused_typed(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k,
                         typename Types::scalar_type alpha, const typename Types::element_a* A, int64_t lda,
                         const typename Types::element_b* B, int64_t ldb, typename Types::scalar_type beta,
-                        typename Types::element_c* C, int64_t ldc, const Epilogue& ep, const batch_shape& batch,
+                        typename Types::element_c* C, int64_t ldc, const Epilogue& ep, const Batch& batch,
                         cudaStream_t stream, const workspace* ws, size_t* size_only);
 
 /// True where this translation unit compiles the dispatcher's kernels (header-only mode), which calls with a
@@ -141,11 +152,11 @@ inline bool tf32_forbidden() {
 
 /// gemm_typed(), or with Fused gemm_fused_typed() with `*ep` (a tgemm::epilogue or tgemm::user_epilogue), for math
 /// mode Math.
-template <class Types, math_mode Math, bool Fused, class Epilogue>
+template <class Types, math_mode Math, bool Fused, class Epilogue, class Batch>
 status gemm_for_mode(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, typename Types::scalar_type alpha,
                      const typename Types::element_a* A, int64_t lda, const typename Types::element_b* B, int64_t ldb,
                      typename Types::scalar_type beta, typename Types::element_c* C, int64_t ldc,
-                     const batch_shape& batch, cudaStream_t stream, const workspace* ws, size_t* size_only,
+                     const Batch& batch, cudaStream_t stream, const workspace* ws, size_t* size_only,
                      const Epilogue* ep) {
   if constexpr (Fused) {
     return gemm_fused_typed<Types, Math>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, *ep, batch,
@@ -176,11 +187,12 @@ status with_math(const options& opts, F&& f) {
 /// The typed tgemm::gemm() with options: float calls asking for TF32 or 3xTF32 go to the float tensor-core tables
 /// (unless the environment forbids TF32), everything else to the call's default table. Fused: the call has a
 /// tgemm::epilogue (`ep`, or a tgemm::user_epilogue), whose kernels are instantiated only by the calls that have one.
-template <class Types, bool Fused = false, class Epilogue = epilogue<typename Types::element_c>>
+template <class Types, bool Fused = false, class Epilogue = epilogue<typename Types::element_c>,
+          class Batch = batch_shape>
 status gemm_with_options(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k,
                          typename Types::scalar_type alpha, const typename Types::element_a* A, int64_t lda,
                          const typename Types::element_b* B, int64_t ldb, typename Types::scalar_type beta,
-                         typename Types::element_c* C, int64_t ldc, const batch_shape& batch, cudaStream_t stream,
+                         typename Types::element_c* C, int64_t ldc, const Batch& batch, cudaStream_t stream,
                          const workspace* ws, size_t* size_only, const options& opts,
                          const Epilogue* ep = nullptr) {
   if (!is_valid(opts.math)) {
@@ -205,11 +217,11 @@ inline options options_of(no_options) { return options{}; }
 
 /// The math modes a call with a tgemm::user_epilogue may run: strict alone without options (no_options), any with
 /// tgemm::options.
-template <class Types, class Options, class Epilogue>
+template <class Types, class Options, class Epilogue, class Batch>
 status gemm_user_call(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k,
                       typename Types::scalar_type alpha, const typename Types::element_a* A, int64_t lda,
                       const typename Types::element_b* B, int64_t ldb, typename Types::scalar_type beta,
-                      typename Types::element_c* C, int64_t ldc, const batch_shape& batch, cudaStream_t stream,
+                      typename Types::element_c* C, int64_t ldc, const Batch& batch, cudaStream_t stream,
                       const workspace* ws, size_t* size_only, const Options& opts, const Epilogue* ep) {
   static_assert(std::is_same<Options, options>::value || std::is_same<Options, no_options>::value,
                 "the argument after the stream (or workspace) of a call with a tgemm::user_epilogue is a "
@@ -280,7 +292,7 @@ status gemm(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, ::t
             int64_t ldc, cudaStream_t stream = nullptr, const options& opts = options{}) {
   using types = typename ::tgemm::detail::checked_gemm_types<TA, TB, TC>::type;
   return ::tgemm::detail::gemm_with_options<types>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
-                                                   ::tgemm::detail::batch_shape{}, stream, nullptr, nullptr, opts);
+                                                   ::tgemm::detail::single_product{}, stream, nullptr, nullptr, opts);
 }
 
 /// The typed tgemm::gemm() with the caller's workspace (see the float overload).
@@ -290,7 +302,7 @@ status gemm(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, ::t
             int64_t ldc, cudaStream_t stream, workspace ws, const options& opts = options{}) {
   using types = typename ::tgemm::detail::checked_gemm_types<TA, TB, TC>::type;
   return ::tgemm::detail::gemm_with_options<types>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
-                                                   ::tgemm::detail::batch_shape{}, stream, &ws, nullptr, opts);
+                                                   ::tgemm::detail::single_product{}, stream, &ws, nullptr, opts);
 }
 
 /// The workspace bytes the typed tgemm::gemm() needs for these arguments (see the float overload).
@@ -302,7 +314,7 @@ status gemm_workspace_size(layout order, op op_a, op op_b, int64_t m, int64_t n,
   using types = typename ::tgemm::detail::checked_gemm_types<TA, TB, TC>::type;
   bytes = 0;
   return ::tgemm::detail::gemm_with_options<types>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
-                                                   ::tgemm::detail::batch_shape{}, stream, nullptr, &bytes, opts);
+                                                   ::tgemm::detail::single_product{}, stream, nullptr, &bytes, opts);
 }
 
 /// `batch_count` GEMMs in one call, as cublasGemmStridedBatchedEx defines them: for i in [0, batch_count),
@@ -369,7 +381,7 @@ status gemm(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, ::t
             int64_t ldc, const epilogue<TC>& ep, cudaStream_t stream = nullptr, const options& opts = options{}) {
   using types = typename ::tgemm::detail::checked_gemm_types<TA, TB, TC>::type;
   return ::tgemm::detail::gemm_with_options<types, true>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C,
-                                                         ldc, ::tgemm::detail::batch_shape{}, stream, nullptr, nullptr,
+                                                         ldc, ::tgemm::detail::single_product{}, stream, nullptr, nullptr,
                                                          opts, &ep);
 }
 
@@ -380,7 +392,7 @@ status gemm(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, ::t
             int64_t ldc, const epilogue<TC>& ep, cudaStream_t stream, workspace ws, const options& opts = options{}) {
   using types = typename ::tgemm::detail::checked_gemm_types<TA, TB, TC>::type;
   return ::tgemm::detail::gemm_with_options<types, true>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C,
-                                                         ldc, ::tgemm::detail::batch_shape{}, stream, &ws, nullptr,
+                                                         ldc, ::tgemm::detail::single_product{}, stream, &ws, nullptr,
                                                          opts, &ep);
 }
 
@@ -394,7 +406,7 @@ status gemm_workspace_size(layout order, op op_a, op op_b, int64_t m, int64_t n,
   using types = typename ::tgemm::detail::checked_gemm_types<TA, TB, TC>::type;
   bytes = 0;
   return ::tgemm::detail::gemm_with_options<types, true>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C,
-                                                         ldc, ::tgemm::detail::batch_shape{}, stream, nullptr, &bytes,
+                                                         ldc, ::tgemm::detail::single_product{}, stream, nullptr, &bytes,
                                                          opts, &ep);
 }
 
@@ -455,7 +467,7 @@ status gemm(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, ::t
             const Options& opts = Options{}) {
   using types = typename ::tgemm::detail::user_epilogue_types<TA, TB, TC, Op>::type;
   return ::tgemm::detail::gemm_user_call<types>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
-                                                ::tgemm::detail::batch_shape{}, stream, nullptr, nullptr, opts, &ep);
+                                                ::tgemm::detail::single_product{}, stream, nullptr, nullptr, opts, &ep);
 }
 
 /// tgemm::gemm() with a tgemm::user_epilogue and the caller's workspace.
@@ -466,7 +478,7 @@ status gemm(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, ::t
             const Options& opts = Options{}) {
   using types = typename ::tgemm::detail::user_epilogue_types<TA, TB, TC, Op>::type;
   return ::tgemm::detail::gemm_user_call<types>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
-                                                ::tgemm::detail::batch_shape{}, stream, &ws, nullptr, opts, &ep);
+                                                ::tgemm::detail::single_product{}, stream, &ws, nullptr, opts, &ep);
 }
 
 /// The workspace bytes tgemm::gemm() with this tgemm::user_epilogue needs.
@@ -479,7 +491,7 @@ status gemm_workspace_size(layout order, op op_a, op op_b, int64_t m, int64_t n,
   using types = typename ::tgemm::detail::user_epilogue_types<TA, TB, TC, Op>::type;
   bytes = 0;
   return ::tgemm::detail::gemm_user_call<types>(order, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
-                                                ::tgemm::detail::batch_shape{}, stream, nullptr, &bytes, opts, &ep);
+                                                ::tgemm::detail::single_product{}, stream, nullptr, &bytes, opts, &ep);
 }
 
 /// tgemm::gemm_strided_batched() with a tgemm::user_epilogue: product p applies `ep` as the overload taking a

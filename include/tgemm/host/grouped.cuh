@@ -72,23 +72,23 @@ status gemm_one_group(layout order, const gemm_group<TA, TB, TC, Epilogue>& g, c
     using user_types = typename user_epilogue_types<TA, TB, TC, user>::type;  // asserts the header-only mode
     if (g.ep != nullptr) {
       return gemm_user_call<user_types>(order, g.op_a, g.op_b, g.m, g.n, g.k, g.alpha, g.a, g.lda, g.b, g.ldb, g.beta,
-                                        g.c, g.ldc, batch_shape{}, stream, ws, size_only, opts, g.ep);
+                                        g.c, g.ldc, single_product{}, stream, ws, size_only, opts, g.ep);
     }
     if constexpr (std::is_same<Options, no_options>::value) {  // a group without epilogue, strict as its neighbours
       return gemm_for_mode<types, math_mode::strict, false>(order, g.op_a, g.op_b, g.m, g.n, g.k, g.alpha, g.a, g.lda,
-                                                             g.b, g.ldb, g.beta, g.c, g.ldc, batch_shape{}, stream, ws,
+                                                             g.b, g.ldb, g.beta, g.c, g.ldc, single_product{}, stream, ws,
                                                              size_only, static_cast<const epilogue<TC>*>(nullptr));
     } else {
       return gemm_with_options<types>(order, g.op_a, g.op_b, g.m, g.n, g.k, g.alpha, g.a, g.lda, g.b, g.ldb, g.beta,
-                                      g.c, g.ldc, batch_shape{}, stream, ws, size_only, opts);
+                                      g.c, g.ldc, single_product{}, stream, ws, size_only, opts);
     }
   } else {
     if (g.ep != nullptr) {
       return gemm_with_options<types, true>(order, g.op_a, g.op_b, g.m, g.n, g.k, g.alpha, g.a, g.lda, g.b, g.ldb,
-                                            g.beta, g.c, g.ldc, batch_shape{}, stream, ws, size_only, opts, g.ep);
+                                            g.beta, g.c, g.ldc, single_product{}, stream, ws, size_only, opts, g.ep);
     }
     return gemm_with_options<types>(order, g.op_a, g.op_b, g.m, g.n, g.k, g.alpha, g.a, g.lda, g.b, g.ldb, g.beta,
-                                    g.c, g.ldc, batch_shape{}, stream, ws, size_only, opts);
+                                    g.c, g.ldc, single_product{}, stream, ws, size_only, opts);
   }
 }
 

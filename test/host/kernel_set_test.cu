@@ -1,0 +1,47 @@
+// Which kernels a dispatcher compiles, in header-only mode (this translation unit's own: the other host tests use the
+// compiled library, which compiles them all). Only constant expressions: no kernel is instantiated here.
+#undef TGEMM_COMPILED
+#include <tgemm/gemm.cuh>
+
+#include <cuda_bf16.h>
+
+#include "catch.hpp"
+
+namespace {
+
+using tgemm::op;
+using tgemm::tuning::slot;
+
+/// Whether dispatcher kernels K compile a kernel for slot S (any op pair, unpadded).
+template <class K, slot S>
+constexpr bool compiles() {
+  return K::template exists<S, op::none, op::none, false>() || K::template exists<S, op::none, op::transpose, false>() ||
+         K::template exists<S, op::transpose, op::none, false>() ||
+         K::template exists<S, op::transpose, op::transpose, false>();
+}
+
+}  // namespace
+
+TEST_CASE("single-product calls compile no products tile; batched calls do", "[plan]") {
+  using tgemm::detail::tuned_kernels;
+  using float_table = tgemm::tuning::default_table<float, float>::type;
+  using bf16_table = tgemm::tuning::table_for<__nv_bfloat16, __nv_bfloat16, tgemm::math_mode::strict>::type;
+  using user = tgemm::device::no_user_op;
+  // tgemm::gemm() passes single_product, gemm_strided_batched() a batch_shape: only the latter may run a batch.
+  STATIC_REQUIRE(!tgemm::detail::runs_batches<tgemm::detail::single_product>);
+  STATIC_REQUIRE(tgemm::detail::runs_batches<tgemm::detail::batch_shape>);
+  // float and bf16 name a products tile of their own on sm_90 (32 x 32; 64 x 32 for bf16).
+  STATIC_REQUIRE(compiles<tuned_kernels<float_table, false, user, true>, slot::products>());
+  STATIC_REQUIRE(!compiles<tuned_kernels<float_table, false, user, false>, slot::products>());
+  STATIC_REQUIRE(compiles<tuned_kernels<bf16_table, true, user, true>, slot::products>());
+  STATIC_REQUIRE(!compiles<tuned_kernels<bf16_table, true, user, false>, slot::products>());
+  // Every other slot the same either way.
+  STATIC_REQUIRE(compiles<tuned_kernels<float_table, false, user, false>, slot::small>());
+  STATIC_REQUIRE(compiles<tuned_kernels<float_table, false, user, false>, slot::tiny_n>());
+  STATIC_REQUIRE(compiles<tuned_kernels<float_table, false, user, false>, slot::general>() ==
+                 compiles<tuned_kernels<float_table, false, user, true>, slot::general>());
+  // double's products slot is its small tile: the single-product kernels keep that kernel for the small slot.
+  using double_table = tgemm::tuning::table_for<double, double, tgemm::math_mode::strict>::type;
+  STATIC_REQUIRE(!compiles<tuned_kernels<double_table, false, user, false>, slot::products>());
+  STATIC_REQUIRE(compiles<tuned_kernels<double_table, false, user, false>, slot::small>());
+}
