@@ -152,7 +152,7 @@ inline bool tf32_forbidden() {
 
 /// gemm_typed(), or with Fused gemm_fused_typed() with `*ep` (a tgemm::epilogue or tgemm::user_epilogue), for math
 /// mode Math.
-template <class Types, math_mode Math, bool Fused, class Epilogue, class Batch>
+template <class Types, math_mode Math, bool Fused, class Epilogue, class Batch = batch_shape>
 status gemm_for_mode(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k, typename Types::scalar_type alpha,
                      const typename Types::element_a* A, int64_t lda, const typename Types::element_b* B, int64_t ldb,
                      typename Types::scalar_type beta, typename Types::element_c* C, int64_t ldc,
@@ -217,7 +217,7 @@ inline options options_of(no_options) { return options{}; }
 
 /// The math modes a call with a tgemm::user_epilogue may run: strict alone without options (no_options), any with
 /// tgemm::options.
-template <class Types, class Options, class Epilogue, class Batch>
+template <class Types, class Options, class Epilogue, class Batch = batch_shape>
 status gemm_user_call(layout order, op op_a, op op_b, int64_t m, int64_t n, int64_t k,
                       typename Types::scalar_type alpha, const typename Types::element_a* A, int64_t lda,
                       const typename Types::element_b* B, int64_t ldb, typename Types::scalar_type beta,
