@@ -67,7 +67,7 @@ int main(int argc, char** argv) {
   for (int i = 0; i < 4; ++i) {
     const status s = detail::launch_kernel(chosen, kernel::grid_for(tiles.tiles_m * tiles.tiles_n), dim3(large::threads),
                                            large::shared_bytes, nullptr, 0, "launching the large tile", p, e, tiles,
-                                           kernel::split_k<float>{}, readable);
+                                           kernel::split_k<float>{}, readable, kernel::call_ops{op::none, op::transpose});
     if (s != status::success) {
       std::fprintf(stderr, "launch: %s\n", last_error().message.c_str());
       return 1;

@@ -17,6 +17,9 @@ enum class layout : int {
 enum class op : int {
   none = 111,       ///< op(X) = X (CblasNoTrans).
   transpose = 112,  ///< op(X) = X^T (CblasTrans).
+  /// Not an operation a call passes (every call refuses it, as any other value): the template argument of tgemm's
+  /// kernels that take the call's operation at run time (tgemm::run_time_layouts).
+  at_run_time = 0,
 };
 
 /// A name for the layout, for messages.
@@ -33,6 +36,7 @@ constexpr const char* to_string(op operation) noexcept {
   switch (operation) {
     case op::none: return "none";
     case op::transpose: return "transpose";
+    case op::at_run_time: break;  // not a call's operation
   }
   return "invalid op";
 }

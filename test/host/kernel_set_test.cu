@@ -45,3 +45,28 @@ TEST_CASE("single-product calls compile no products tile; batched calls do", "[p
   STATIC_REQUIRE(!compiles<tuned_kernels<double_table, false, user, false>, slot::products>());
   STATIC_REQUIRE(compiles<tuned_kernels<double_table, false, user, false>, slot::small>());
 }
+
+TEST_CASE("one kernel serves both ops of an operand a tile reads either way", "[plan]") {
+  using tgemm::detail::tuned_kernels;
+  using float_table = tgemm::tuning::default_table<float, float>::type;
+  using kernels = tuned_kernels<float_table, false, tgemm::device::no_user_op, false>;
+  // The large tiles: general reads op(A) along m (both B layouts, plain and padded), general_tn and general_tt one
+  // op pair each; medium and small one kernel per op pair.
+  STATIC_REQUIRE(kernels::kernels_of_slot<slot::general, false>() == 2);
+  STATIC_REQUIRE(kernels::kernels_of_slot<slot::general, true>() == 2);
+  STATIC_REQUIRE(kernels::kernels_of_slot<slot::general_tn, false>() == 1);
+  STATIC_REQUIRE(kernels::kernels_of_slot<slot::general_tt, false>() == 1);
+  STATIC_REQUIRE(kernels::kernels_of_slot<slot::medium, false>() == 4);
+  STATIC_REQUIRE(kernels::kernels_of_slot<slot::small, false>() == 4);
+  // The thin tiles take their thin operand's op at run time: two kernels each (the other operand's ops).
+  STATIC_REQUIRE(kernels::kernels_of_slot<slot::tiny_m, false>() == 2);
+  STATIC_REQUIRE(kernels::kernels_of_slot<slot::tiny_n, false>() == 2);
+  STATIC_REQUIRE(kernels::kernels_of_slot<slot::narrow_m, false>() == 2);
+  STATIC_REQUIRE(kernels::kernels_of_slot<slot::narrow_n, false>() == 2);
+  // The scalar-load tile takes both: one kernel.
+  STATIC_REQUIRE(kernels::kernels_of_slot<slot::unaligned, false>() == 1);
+  STATIC_REQUIRE(kernels::kernels_of_slot<slot::products, false>() == 0);
+  STATIC_REQUIRE(kernels::kernel_count() == 23);
+  // A batched caller adds the products tile's four.
+  STATIC_REQUIRE(tuned_kernels<float_table, false, tgemm::device::no_user_op, true>::kernel_count() == 27);
+}

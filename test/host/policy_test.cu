@@ -335,22 +335,35 @@ TEST_CASE("the tuning policies are consistent and fit their architecture's share
                  sm90::unaligned::block_k == sm90::medium::block_k && sm90::unaligned::stages == sm90::medium::stages);
 
   REQUIRE(sm75::general::name() == "tiled_b128x128x8_w32x64_t8x8_v4_s2_u8_f32");
-  REQUIRE(sm75::unaligned::name() == "tiled_b128x128x8_w32x64_t8x8_v1_s2_u8_f32");
+  REQUIRE(sm75::unaligned::name() == "tiled_b128x128x8_w32x64_t8x8_v1_s2_u8_f32_any_ab");
   REQUIRE(sm80::general::name() == "tiled_b128x128x8_w32x64_t8x8_v4_s3_u8_f32");
-  REQUIRE(sm80::narrow_m::name() == "tiled_b32x128x16_w32x32_t4x8_v4_s3_u16_f32");
-  REQUIRE(sm80::narrow_n::name() == "tiled_b128x32x16_w32x32_t8x4_v4_s3_u16_f32");
-  REQUIRE(sm90::tiny_m::name() == "tiled_b16x128x32_w16x64_t4x8_v4_s2_u32_f32");
-  REQUIRE(sm90::tiny_n::name() == "tiled_b128x16x32_w64x16_t8x4_v4_s2_u32_f32");
+  REQUIRE(sm80::narrow_m::name() == "tiled_b32x128x16_w32x32_t4x8_v4_s3_u16_f32_any_a");
+  REQUIRE(sm80::narrow_n::name() == "tiled_b128x32x16_w32x32_t8x4_v4_s3_u16_f32_any_b");
+  REQUIRE(sm90::tiny_m::name() == "tiled_b16x128x32_w16x64_t4x8_v4_s2_u32_f32_any_a");
+  REQUIRE(sm90::tiny_n::name() == "tiled_b128x16x32_w64x16_t8x4_v4_s2_u32_f32_any_b");
   STATIC_REQUIRE(sm90::tiny_m::threads == 64 && sm90::tiny_n::threads == 64);
   // One pair of tiny tiles serves every architecture (two stages fit sm_75's shared memory).
   STATIC_REQUIRE(std::is_same<sm75::tiny_m, sm90::tiny_m>::value && std::is_same<sm75::tiny_n, sm90::tiny_n>::value);
-  REQUIRE(sm86::unaligned::name() == "tiled_b128x128x8_w32x64_t8x8_v1_s2_u8_f32");
+  REQUIRE(sm86::unaligned::name() == "tiled_b128x128x8_w32x64_t8x8_v1_s2_u8_f32_any_ab");
   REQUIRE(sm90::general::name() == "tiled_b256x128x8_w64x64_t16x8_v4_s4_u8_f32");
   REQUIRE(sm90::general_tn::name() == "tiled_b256x128x16_w64x64_t16x8_v4_s3_u16_f32");
   REQUIRE(sm90::general_tt::name() == "tiled_b128x256x16_w64x64_t8x16_v4_s3_u16_f32");
   REQUIRE(sm90::small::name() == "tiled_b64x64x32_w32x32_t4x8_v4_s3_u32_f32");
   REQUIRE(sm90::medium::name() == "tiled_b128x128x16_w32x64_t8x8_v4_s3_u16_f32");
-  REQUIRE(sm90::unaligned::name() == "tiled_b128x128x16_w32x64_t8x8_v1_s3_u16_f32");
+  REQUIRE(sm90::unaligned::name() == "tiled_b128x128x16_w32x64_t8x8_v1_s3_u16_f32_any_ab");
+  // The thin tiles read their thin operand's layout at run time, the scalar-load tile both (one kernel for the op
+  // pairs whose loads differ only in that); every other tile compiles one kernel per op pair.
+  using tgemm::detail::run_time_layouts_of;
+  STATIC_REQUIRE(run_time_layouts_of<sm90::tiny_m>::a && !run_time_layouts_of<sm90::tiny_m>::b);
+  STATIC_REQUIRE(run_time_layouts_of<sm90::narrow_m>::a && !run_time_layouts_of<sm90::narrow_m>::b);
+  STATIC_REQUIRE(!run_time_layouts_of<sm90::tiny_n>::a && run_time_layouts_of<sm90::tiny_n>::b);
+  STATIC_REQUIRE(!run_time_layouts_of<sm90::narrow_n>::a && run_time_layouts_of<sm90::narrow_n>::b);
+  STATIC_REQUIRE(run_time_layouts_of<sm90::unaligned>::a && run_time_layouts_of<sm90::unaligned>::b);
+  STATIC_REQUIRE(!run_time_layouts_of<sm90::general>::a && !run_time_layouts_of<sm90::medium>::b &&
+                 !run_time_layouts_of<sm90::small>::a && !run_time_layouts_of<sm90::products>::b);
+  // The wrapper keeps the policy's numbers.
+  STATIC_REQUIRE(std::is_base_of<sm90::unaligned::base_policy, sm90::unaligned>::value &&
+                 sm90::unaligned::shared_bytes == sm90::unaligned::base_policy::shared_bytes);
 }
 
 TEST_CASE("the tuning chain runs newest to oldest", "[tuning]") {

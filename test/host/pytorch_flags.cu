@@ -15,7 +15,7 @@ template __global__ void tgemm::kernel::gemm_kernel<tgemm::kernel::fixed_policy<
                                                     tgemm::op::transpose, false>(
     const tgemm::device::problem_of<half_policy>, const tgemm::device::linear_combination_of<half_policy>,
     const tgemm::kernel::tile_grid, const tgemm::kernel::split_k<half_policy::element_c>,
-    const tgemm::kernel::readable_extent);
+    const tgemm::kernel::readable_extent, const tgemm::kernel::call_ops);
 
 void* instantiate_helpers() {
   void* kernels[] = {

@@ -25,7 +25,7 @@ template __global__ void tgemm::kernel::gemm_kernel<tgemm::kernel::fixed_policy<
                                                     tgemm::op::transpose, tgemm::op::none, false>(
     const tgemm::device::problem_of<spill_policy_sm80_tensorop>,
     const tgemm::device::linear_combination_of<spill_policy_sm80_tensorop>, const tgemm::kernel::tile_grid,
-    const tgemm::kernel::split_k<spill_policy_sm80_tensorop::element_c>, const tgemm::kernel::readable_extent);
+    const tgemm::kernel::split_k<spill_policy_sm80_tensorop::element_c>, const tgemm::kernel::readable_extent, const tgemm::kernel::call_ops);
 #else
 using spill_policy = tgemm::tuning::sm90::general;
 #endif
@@ -89,5 +89,5 @@ template __global__ void tgemm::kernel::gemm_kernel<tgemm::kernel::fixed_policy<
                                                     tgemm::op::none, false>(
     const tgemm::device::problem_of<spill_policy>, const tgemm::device::linear_combination_of<spill_policy>,
     const tgemm::kernel::tile_grid, const tgemm::kernel::split_k<spill_policy::element_c>,
-    const tgemm::kernel::readable_extent);
+    const tgemm::kernel::readable_extent, const tgemm::kernel::call_ops);
 #endif

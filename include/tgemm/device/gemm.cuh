@@ -18,9 +18,9 @@ namespace tgemm::device {
 namespace detail {
 
 /// device::gemm() with the extents its loads may read (see block_mainloop): the kernels behind tgemm::gemm()
-/// pass the padded extents of repacked operands here.
-template <class Policy, op OpA, op OpB, class Epilogue>
-__device__ __forceinline__ void gemm_tile(const problem_of<Policy>& p, int64_t readable_m, int64_t readable_n,
+/// pass the padded extents of repacked operands here (and a problem_with_ops for an op of op::at_run_time).
+template <class Policy, op OpA, op OpB, class Problem, class Epilogue>
+__device__ __forceinline__ void gemm_tile(const Problem& p, int64_t readable_m, int64_t readable_n,
                                           int64_t tile_row, int64_t tile_col, shared_storage<Policy>& smem,
                                           const Epilogue& epilogue) {
   mainloop_of<Policy>::template run<OpA, OpB>(p, readable_m, readable_n, tile_row, tile_col, smem, epilogue);
@@ -50,6 +50,8 @@ __device__ __forceinline__ void gemm_tile(const problem_of<Policy>& p, int64_t r
 template <class Policy, op OpA = op::none, op OpB = op::none, class Epilogue>
 __device__ void gemm(const problem_of<Policy>& p, int64_t tile_row, int64_t tile_col, shared_storage<Policy>& smem,
                      const Epilogue& epilogue) {
+  static_assert((OpA == op::none || OpA == op::transpose) && (OpB == op::none || OpB == op::transpose),
+                "device::gemm: OpA and OpB must be op::none or op::transpose");
   detail::gemm_tile<Policy, OpA, OpB>(p, p.m, p.n, tile_row, tile_col, smem, epilogue);
 }
 

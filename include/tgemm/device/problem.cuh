@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "../types.cuh"
 #include "epilogue_terms.cuh"
 
 /// The block-level building blocks, callable from any kernel: device::gemm(), its inputs and its epilogues.
@@ -26,6 +27,16 @@ struct basic_problem {
 
 /// The operands of a float GEMM.
 using problem = basic_problem<float>;
+
+namespace detail {
+/// A problem with the call's ops, for a mainloop compiled with op::at_run_time (the kernels of a
+/// run_time_layouts policy): op(A) and op(B) as basic_problem describes them.
+template <class Problem>
+struct problem_with_ops : Problem {
+  op op_a = op::none;  ///< The call's op(A).
+  op op_b = op::none;  ///< The call's op(B).
+};
+}  // namespace detail
 
 /// The BLAS epilogue C = alpha * accumulator + beta * C, on a column-major C. When beta is zero C is never
 /// read, so whatever C held (NaN included) cannot reach the result.

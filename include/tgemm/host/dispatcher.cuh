@@ -68,7 +68,7 @@ struct tuned_kernels {
   using kernel_type = void (*)(const device::basic_problem<typename types::element_a, typename types::element_b>,
                                const kernel::kernel_output_t<source<tuning::slot::general>, Fused, User>,
                                const kernel::tile_grid, const kernel::split_k<typename types::element_c>,
-                               const kernel::readable_extent);
+                               const kernel::readable_extent, const kernel::call_ops);
 
   /// Whether the table builds padded twins of its general kernels (tables whose mainloop reads its extents at run
   /// time anyway, the tensor-core ones, say no: their plain kernel serves padded steps too, reading less).
@@ -112,7 +112,41 @@ struct tuned_kernels {
     }
   }
 
-  /// Calls f(kernel, slot, op_a, op_b, padded) for every kernel of the table.
+  /// How many kernels slot S owns with padded loads or without (Padded): one per op pair it can be chosen with, but
+  /// one for both ops of an operand its policy reads at run time (run_time_layouts).
+  template <tuning::slot S, bool Padded>
+  static constexpr int kernels_of_slot() {
+    using policy = kernel::host_policy<source<S>>;
+    constexpr bool a_either = run_time_layouts_of<policy>::a, b_either = run_time_layouts_of<policy>::b;
+    constexpr bool pairs[2][2] = {
+        {exists<S, op::none, op::none, Padded>(), exists<S, op::none, op::transpose, Padded>()},
+        {exists<S, op::transpose, op::none, Padded>(), exists<S, op::transpose, op::transpose, Padded>()}};
+    int count = 0;
+    for (int a = 0; a < 2; ++a) {
+      for (int b = 0; b < 2; ++b) {
+        bool first = pairs[a][b];  // counted at the first pair its kernel serves
+        for (int earlier = 0; earlier < a * 2 + b; ++earlier) {
+          const int ea = earlier / 2, eb = earlier % 2;
+          if (pairs[ea][eb] && (a_either || ea == a) && (b_either || eb == b)) first = false;
+        }
+        count += first ? 1 : 0;
+      }
+    }
+    return count;
+  }
+
+  /// How many gemm kernels the table compiles (what a source calling this dispatcher builds, besides the helpers).
+  static constexpr int kernel_count() {
+    int count = 0;
+    tuning::for_each_slot([&](auto slot) {
+      constexpr tuning::slot s = decltype(slot)::value;
+      count += kernels_of_slot<s, false>() + kernels_of_slot<s, true>();
+    });
+    return count;
+  }
+
+  /// Calls f(kernel, slot, op_a, op_b, padded) for every kernel of the table and op pair it serves (a kernel of a
+  /// run_time_layouts policy serves two or four pairs: the same kernel is passed for each).
   template <class F>
   static void for_each(F&& f) {
     tuning::for_each_slot([&](auto slot) {
@@ -120,7 +154,10 @@ struct tuned_kernels {
       for_each_op_pair([&](auto a, auto b) {
         constexpr op op_a = decltype(a)::value, op_b = decltype(b)::value;
         if constexpr (exists<s, op_a, op_b, false>()) {
-          f(kernel_type(&kernel::gemm_kernel<source<s>, op_a, op_b, false, Fused, User>), s, op_a, op_b, false);
+          using policy = kernel::host_policy<source<s>>;
+          f(kernel_type(&kernel::gemm_kernel<source<s>, kernel_op_a<policy>(op_a), kernel_op_b<policy>(op_b), false,
+                                             Fused, User>),
+            s, op_a, op_b, false);
         }
         if constexpr (exists<s, op_a, op_b, true>()) {
           f(kernel_type(&kernel::gemm_kernel<source<s>, op_a, op_b, true, Fused, User>), s, op_a, op_b, true);
@@ -129,15 +166,43 @@ struct tuned_kernels {
     });
   }
 
+  /// A kernel of the table and one (slot, op pair, padded loads) it serves.
+  struct kernel_entry {
+    kernel_type kernel = nullptr;      ///< The kernel.
+    tuning::slot slot{};               ///< The slot that owns it.
+    op op_a = op::none;                ///< A call's op(A) it serves.
+    op op_b = op::none;                ///< A call's op(B) it serves.
+    bool padded = false;               ///< Its loads read the padded extents.
+  };
+  /// Every entry for_each() passes, as a table the host walks at run time: one loop body instead of a copy inlined
+  /// per kernel (for a float caller, read_facts() was 98 kB of host code, most of the host compiler's time).
+  struct kernel_list {
+    kernel_entry entries[tuning::slot_count * 8];  ///< At most four op pairs, plain and padded, per slot.
+    int count = 0;                                 ///< Entries used.
+  };
+
+  /// The table's kernels (built on first use).
+  static const kernel_list& kernels() {
+    static const kernel_list list = [] {
+      kernel_list l;
+      for_each([&](kernel_type k, tuning::slot s, op a, op b, bool padded) {
+        l.entries[l.count++] = {k, s, a, b, padded};
+      });
+      return l;
+    }();
+    return list;
+  }
+
   /// The kernel for a step of a plan, or nullptr when the table has none.
   static kernel_type find(tuning::slot step_slot, op op_a, op op_b, bool padded_step) {
     const tuning::slot s = kernel_slot(step_slot);
     const bool padded = padded_step && padded_kernels;
-    kernel_type found = nullptr;
-    for_each([&](kernel_type k, tuning::slot ks, op ka, op kb, bool kp) {
-      if (ks == s && ka == op_a && kb == op_b && kp == padded) found = k;
-    });
-    return found;
+    const kernel_list& list = kernels();
+    for (int i = 0; i < list.count; ++i) {
+      const kernel_entry& e = list.entries[i];
+      if (e.slot == s && e.op_a == op_a && e.op_b == op_b && e.padded == padded) return e.kernel;
+    }
+    return nullptr;
   }
 
   /// Launches a split step whose partials are float (a 16-bit C): see split_k_kernels.
@@ -262,10 +327,11 @@ struct tuned_kernels {
       output.terms = g.terms;  // empty for a step writing to the workspace
       return launch_kernel(k, g.grid, dim3(unsigned(s.threads)), s.shared_bytes, stream, device,
                            "launching a tgemm::gemm() kernel (fused epilogue)", g.problem, output, g.tiles, g.split,
-                           g.readable);
+                           g.readable, kernel::call_ops{op_a, op_b});
     } else {
       return launch_kernel(k, g.grid, dim3(unsigned(s.threads)), s.shared_bytes, stream, device,
-                           "launching a tgemm::gemm() kernel", g.problem, g.output, g.tiles, g.split, g.readable);
+                           "launching a tgemm::gemm() kernel", g.problem, g.output, g.tiles, g.split, g.readable,
+                           kernel::call_ops{op_a, op_b});
     }
   }
 
@@ -296,27 +362,26 @@ struct tuned_kernels {
       if (status s = read_wgmma_image(device, facts.wgmma_image); s != status::success) return s;
     }
     values = tuning::values_for<Table>(facts.arch);
-    status result = status::success;
-    for_each([&](kernel_type k, tuning::slot s, op a, op b, bool padded) {
-      if (result != status::success) return;
-      const tuning::policy_numbers& policy = values[s];
+    const kernel_list& list = kernels();
+    for (int i = 0; i < list.count; ++i) {
+      const kernel_entry& k = list.entries[i];
+      const tuning::policy_numbers& policy = values[k.slot];
       char what[160];
-      std::snprintf(what, sizeof what, "preparing the %s kernel (policy %s)", tuning::to_string(s), policy.name().c_str());
-      result = prepare_kernel(k, device, policy.shared_bytes, what);
-      if (result != status::success || padded) return;  // a padded kernel has its plain twin's occupancy
+      std::snprintf(what, sizeof what, "preparing the %s kernel (policy %s)", tuning::to_string(k.slot),
+                    policy.name().c_str());
+      if (status s = prepare_kernel(k.kernel, device, policy.shared_bytes, what); s != status::success) return s;
+      if (k.padded) continue;  // a padded kernel has its plain twin's occupancy
       int blocks = 0;
-      const cudaError_t e =
-          cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k, policy.threads, size_t(policy.shared_bytes));
-      if (e != cudaSuccess) {
-        result = fail_cuda(e, device, what);
-        return;
-      }
+      const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k.kernel, policy.threads,
+                                                                          size_t(policy.shared_bytes));
+      if (e != cudaSuccess) return fail_cuda(e, device, what);
       for (int other = 0; other < tuning::slot_count; ++other) {  // every slot this kernel serves
-        if (kernel_slot(tuning::slot(other)) == s) facts.resident_blocks[op_pair_index(a, b)][other] = blocks > 0 ? blocks : 1;
+        if (kernel_slot(tuning::slot(other)) == k.slot) {
+          facts.resident_blocks[op_pair_index(k.op_a, k.op_b)][other] = blocks > 0 ? blocks : 1;
+        }
       }
-    });
+    }
     // The float-partials kernels too (their splits are planned with the occupancy of the C-typed twins above).
-    if (result != status::success) return result;
     return split_k_kernels<Table>::prepare_partials(device, values);
   }
 
@@ -417,8 +482,10 @@ struct split_k_kernels {
         if constexpr (partials_kernel<s>()) {
           for_each_op_pair([&](auto a, auto b) {
             constexpr op op_a = decltype(a)::value, op_b = decltype(b)::value;
-            f(typename partials::kernel_type(
-                  &kernel::gemm_kernel<typename partials::template source<s>, op_a, op_b, false>),
+            using policy = kernel::host_policy<typename partials::template source<s>>;
+            f(typename partials::kernel_type(&kernel::gemm_kernel<typename partials::template source<s>,
+                                                                  kernel_op_a<policy>(op_a), kernel_op_b<policy>(op_b),
+                                                                  false>),
               s, op_a, op_b);
           });
         }
@@ -457,7 +524,7 @@ status split_k_kernels<Table>::launch_float_partials(op op_a, op op_b, const pla
       const kernel::split_k<float> split{s.slices, s.k_per_slice, out, s.ld_out};
       return launch_kernel(found, g.grid, dim3(unsigned(s.threads)), s.shared_bytes, stream, device,
                            "launching a tgemm::gemm() kernel (float partials)", g.problem, output, g.tiles, split,
-                           g.readable);
+                           g.readable, kernel::call_ops{op_a, op_b});
     }
   }
   (void)g, (void)stream;

@@ -55,8 +55,10 @@ struct fixed_kernel {
   op op_a;  ///< The call's op(A).
   op op_b;  ///< The call's op(B).
 
+  /// The kernel of an op pair (one kernel serves both ops of an operand a run_time_layouts policy reads either way).
   template <op OpA, op OpB>
-  static constexpr auto kernel = &kernel::gemm_kernel<kernel::fixed_policy<Policy>, OpA, OpB, false>;
+  static constexpr auto kernel = &kernel::gemm_kernel<kernel::fixed_policy<Policy>, kernel_op_a<Policy>(OpA),
+                                                      kernel_op_b<Policy>(OpB), false>;
 
   status prepare(const plan_step&, int device) const {
     if (status s = check_device_for_policy<Policy>(device); s != status::success) return s;
@@ -76,7 +78,7 @@ struct fixed_kernel {
     return with_ops(op_a, op_b, [&](auto a, auto b) {
       return launch_kernel(kernel<decltype(a)::value, decltype(b)::value>, g.grid, dim3(unsigned(s.threads)), s.shared_bytes, stream, device,
                            "launching a tgemm::launch<Policy>() kernel", g.problem, g.output, g.tiles, g.split,
-                           g.readable);
+                           g.readable, kernel::call_ops{op_a, op_b});
     });
   }
 };

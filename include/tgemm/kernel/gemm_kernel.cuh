@@ -8,6 +8,7 @@
 
 #include "../config.cuh"
 #include "../device/gemm.cuh"
+#include "../policy/run_time_layouts.cuh"
 #include "../tuning/selector.cuh"
 #include "tile_scheduler.cuh"
 
@@ -71,18 +72,24 @@ using kernel_output_t = std::conditional_t<
 /// the plain kernel took its loads' extent from a runtime value, ptxas scheduled the main loop differently and its
 /// 4096^3 kernel measured 2.69 ms on an H200 against 2.64.) Fused kernels (tgemm::gemm() with a tgemm::epilogue)
 /// fold the epilogue's terms into their stores; a separate instantiation too, so the plain kernels stay as they
-/// were.
+/// were. OpA or OpB may be op::at_run_time (a run_time_layouts policy): `ops` then says which it is.
 template <class Source, op OpA, op OpB, bool Padded, bool Fused = false, class User = device::no_user_op>
 __global__ void __launch_bounds__(Source::template at<TGEMM_DEVICE_ARCH>::threads,
                                    min_blocks_per_sm<typename Source::template at<TGEMM_DEVICE_ARCH>>::value)
     gemm_kernel(const device::problem_of<host_policy<Source>> p, const kernel_output_t<Source, Fused, User> e,
                 const tile_grid grid, const split_k<typename host_policy<Source>::element_c> split,
-                const readable_extent readable) {
+                const readable_extent readable, const call_ops ops) {
   using policy = typename Source::template at<TGEMM_DEVICE_ARCH>;
   static_assert(std::is_same<device::problem_of<policy>, device::problem_of<host_policy<Source>>>::value &&
                     std::is_same<device::linear_combination_of<policy>,
                                  device::linear_combination_of<host_policy<Source>>>::value,
                 "every architecture's policy of a slot must have the same element types");
+  static_assert(detail::run_time_layouts_of<policy>::a == detail::run_time_layouts_of<host_policy<Source>>::a &&
+                    detail::run_time_layouts_of<policy>::b == detail::run_time_layouts_of<host_policy<Source>>::b,
+                "every architecture's policy of a slot must read the same operands' layouts at run time");
+  constexpr bool any_op_at_run_time = OpA == op::at_run_time || OpB == op::at_run_time;
+  const op op_a = OpA == op::at_run_time ? ops.a : OpA;
+  const op op_b = OpB == op::at_run_time ? ops.b : OpB;
   int64_t tile_row, tile_col;
   if (!tile_of_block<policy::raster_group>(grid, tile_row, tile_col)) return;
   auto& smem = *static_cast<device::shared_storage<policy>*>(dynamic_shared_memory());
@@ -93,8 +100,8 @@ __global__ void __launch_bounds__(Source::template at<TGEMM_DEVICE_ARCH>::thread
     // slice's partials, unscaled, and the reduction applies alpha and beta (and a fused epilogue's terms).
     const int64_t k_begin = int64_t(blockIdx.z) * split.k_per_slice;
     operands.k = p.k - k_begin < split.k_per_slice ? p.k - k_begin : split.k_per_slice;
-    operands.a = OpA == op::none ? p.a + k_begin * p.lda : p.a + k_begin;
-    operands.b = OpB == op::none ? p.b + k_begin : p.b + k_begin * p.ldb;
+    operands.a = op_a == op::none ? p.a + k_begin * p.lda : p.a + k_begin;
+    operands.b = op_b == op::none ? p.b + k_begin : p.b + k_begin * p.ldb;
     using scalar = typename policy::scalar_type;
     const device::linear_combination_of<policy> partial{
         scalar(1), scalar(0), split.partials + int64_t(blockIdx.z) * split.ld_partials * p.n, split.ld_partials};
@@ -111,7 +118,13 @@ __global__ void __launch_bounds__(Source::template at<TGEMM_DEVICE_ARCH>::thread
     output.c = e.c + int64_t(blockIdx.z) * grid.stride_c;
     if constexpr (Fused) output.product = blockIdx.z;
   }
-  if constexpr (Padded) {
+  if constexpr (any_op_at_run_time) {
+    static_assert(!Padded, "padded kernels take their ops at compile time");
+    device::detail::problem_with_ops<device::problem_of<policy>> with_ops;
+    static_cast<device::problem_of<policy>&>(with_ops) = operands;
+    with_ops.op_a = op_a, with_ops.op_b = op_b;
+    device::detail::gemm_tile<policy, OpA, OpB>(with_ops, operands.m, operands.n, tile_row, tile_col, smem, output);
+  } else if constexpr (Padded) {
     device::detail::gemm_tile<policy, OpA, OpB>(operands, readable.m, readable.n, tile_row, tile_col, smem, output);
   } else {
     device::gemm<policy, OpA, OpB>(operands, tile_row, tile_col, smem, output);

@@ -6,6 +6,8 @@
 
 #include <cstdint>
 
+#include "../types.cuh"
+
 namespace tgemm::kernel {
 
 /// The block tiles of a problem: how many along m and along n; and for a strided batch run in one grid, how far
@@ -34,6 +36,13 @@ struct split_k {
 struct readable_extent {
   int64_t m = 0;  ///< Rows of op(A) that may be read.
   int64_t n = 0;  ///< Columns of op(B) that may be read.
+};
+
+/// The call's op(A) and op(B), for a kernel compiled with op::at_run_time for one of them (the kernels of a
+/// run_time_layouts policy); the others ignore it.
+struct call_ops {
+  op a = op::none;  ///< op(A).
+  op b = op::none;  ///< op(B).
 };
 
 /// Tiles of `tile` needed to cover `extent`.

@@ -11,25 +11,36 @@
 #include <cstdint>
 
 #include "../policy/policy.cuh"
+#include "../policy/run_time_layouts.cuh"
 
 namespace tgemm::tuning {
 
+// The thin tiles read their thin operand's layout at run time and the scalar-load tile both layouts
+// (run_time_layouts): their loads are a small part of their time, and a source calling tgemm::gemm() for float
+// compiles 11 kernels fewer (34 -> 23 for sm_90a). The other tiles keep a kernel per op pair: one kernel for both
+// layouts holds the staged copy's registers either way, which cost the medium and small tiles a block per
+// multiprocessor (H100: the small tile 125-128 -> 160 registers, and 1000^3 then planned onto it ran 18-34 % slower).
+
 /// A 32 x 128 tile for problems with very few rows (tiny_extent < m <= narrow_extent): 128 threads, 4 x 8 per thread.
 template <int Stages>
-using narrow_m_policy = policy<block_shape<32, 128, 16>, warp_shape<32, 32>, thread_shape<4, 8>, 4, Stages>;
+using narrow_m_policy =
+    run_time_layouts<policy<block_shape<32, 128, 16>, warp_shape<32, 32>, thread_shape<4, 8>, 4, Stages>, true, false>;
 /// A 128 x 32 tile for problems with very few columns (tiny_extent < n <= narrow_extent).
 template <int Stages>
-using narrow_n_policy = policy<block_shape<128, 32, 16>, warp_shape<32, 32>, thread_shape<8, 4>, 4, Stages>;
+using narrow_n_policy =
+    run_time_layouts<policy<block_shape<128, 32, 16>, warp_shape<32, 32>, thread_shape<8, 4>, 4, Stages>, false, true>;
 
 /// A 16 x 128 tile for problems with at most tiny_extent rows: 64 threads, 4 x 8 per thread, 32-deep slices (so
 /// that the 16-row slice of A still gives each thread two vectors to load). Measured on an H200 through
 /// tgemm::gemm() at (16, 8192, 8192): 21.7 TFLOP/s against 14.4 for the 32-row tile, split-K included; two
 /// stages beat three (18.9), and 16-deep slices in three or four stages (17.3, 16.6) or a 256-wide tile (16.3)
 /// were slower. Two stages also fit every architecture's shared memory, so one tile serves the whole chain.
-using tiny_m_policy = policy<block_shape<16, 128, 32>, warp_shape<16, 64>, thread_shape<4, 8>, 4, 2>;
+using tiny_m_policy =
+    run_time_layouts<policy<block_shape<16, 128, 32>, warp_shape<16, 64>, thread_shape<4, 8>, 4, 2>, true, false>;
 /// A 128 x 16 tile for problems with at most tiny_extent columns (tiny_m_policy transposed). (8192, 16, 8192):
 /// 23.2 TFLOP/s against 16.7 for the 32-column tile.
-using tiny_n_policy = policy<block_shape<128, 16, 32>, warp_shape<64, 16>, thread_shape<8, 4>, 4, 2>;
+using tiny_n_policy =
+    run_time_layouts<policy<block_shape<128, 16, 32>, warp_shape<64, 16>, thread_shape<8, 4>, 4, 2>, false, true>;
 
 /// A 64 x 64 tile with 32-deep slices: 128 threads, 4 x 8 per thread, several blocks per multiprocessor.
 template <int Stages>
@@ -198,7 +209,8 @@ struct sm75 : simt_f32_thresholds {
   /// n <= tiny_extent.
   using tiny_n = tiny_n_policy;
   /// Scalar loads, for misaligned operands of problems too small to be worth repacking.
-  using unaligned = policy<block_shape<128, 128, 8>, warp_shape<32, 64>, thread_shape<8, 8>, 1, 2>;
+  using unaligned =
+      run_time_layouts<policy<block_shape<128, 128, 8>, warp_shape<32, 64>, thread_shape<8, 8>, 1, 2>, true, true>;
   /// Batches of small products: the small tile (not measured apart on this architecture; the planner then keeps to
   /// its other rules, since the products tile is no smaller than the small one).
   using products = small;
@@ -229,7 +241,8 @@ struct sm80 : simt_f32_thresholds {
   /// n <= tiny_extent.
   using tiny_n = tiny_n_policy;
   /// Scalar loads, for misaligned operands of problems too small to be worth repacking.
-  using unaligned = policy<block_shape<128, 128, 8>, warp_shape<32, 64>, thread_shape<8, 8>, 1, 3>;
+  using unaligned =
+      run_time_layouts<policy<block_shape<128, 128, 8>, warp_shape<32, 64>, thread_shape<8, 8>, 1, 3>, true, true>;
   /// Batches of small products: the small tile (not measured apart on this architecture; the planner then keeps to
   /// its other rules, since the products tile is no smaller than the small one).
   using products = small;
@@ -261,7 +274,8 @@ struct sm86 : simt_f32_thresholds {
   /// n <= tiny_extent.
   using tiny_n = tiny_n_policy;
   /// Scalar loads, for misaligned operands of problems too small to be worth repacking.
-  using unaligned = policy<block_shape<128, 128, 8>, warp_shape<32, 64>, thread_shape<8, 8>, 1, 2>;
+  using unaligned =
+      run_time_layouts<policy<block_shape<128, 128, 8>, warp_shape<32, 64>, thread_shape<8, 8>, 1, 2>, true, true>;
   /// Batches of small products: the small tile (not measured apart on this architecture; the planner then keeps to
   /// its other rules, since the products tile is no smaller than the small one).
   using products = small;
@@ -298,7 +312,8 @@ struct sm90 : simt_f32_thresholds {
   /// n <= tiny_extent.
   using tiny_n = tiny_n_policy;
   /// Scalar loads, for misaligned operands of problems too small to be worth repacking.
-  using unaligned = policy<block_shape<128, 128, 16>, warp_shape<32, 64>, thread_shape<8, 8>, 1, 3>;
+  using unaligned =
+      run_time_layouts<policy<block_shape<128, 128, 16>, warp_shape<32, 64>, thread_shape<8, 8>, 1, 3>, true, true>;
   /// Batches of products of at most 32 x 64 (or 64 x 32): products_policy (one warp a tile).
   using products = products_policy;
   /// The medium tile's throughput relative to the large ones on full waves, on an H200.

@@ -6,6 +6,7 @@
 
 #include "../../arch/cp_async.cuh"
 #include "../../policy/mainloop_tags.cuh"
+#include "../../policy/run_time_layouts.cuh"
 #include "../../types.cuh"
 #include "../epilogue.cuh"
 #include "../problem.cuh"
@@ -41,12 +42,24 @@ struct block_mainloop<mainloop::simt_multistage<Stages>, Policy> {
                                                     accumulator (&acc)[Policy::thread_m][Policy::thread_n]) {
     constexpr bool overlap = stages > 1;
     const int thread = threadIdx.x;
+    // op(A) is read along k when A is transposed, op(B) when B is not; op::at_run_time: the call's ops (the
+    // problem is then a detail::problem_with_ops) choose.
+    using detail::operand_layout;
+    constexpr operand_layout layout_a = OpA == op::at_run_time ? operand_layout::at_run_time
+                                        : OpA == op::transpose ? operand_layout::along_k
+                                                               : operand_layout::along_mn;
+    constexpr operand_layout layout_b = OpB == op::at_run_time ? operand_layout::at_run_time
+                                        : OpB == op::none      ? operand_layout::along_k
+                                                               : operand_layout::along_mn;
+    bool a_along_k = false, b_along_k = false;
+    if constexpr (layout_a == operand_layout::at_run_time) a_along_k = p.op_a == op::transpose;
+    if constexpr (layout_b == operand_layout::at_run_time) b_along_k = p.op_b == op::none;
     detail::tile_loader<element_a, Policy::block_m, Policy::block_k, Policy::shared_padding, Policy::threads,
-                        Policy::vector_width, OpA == op::transpose, overlap>
-        load_a(p.a, p.lda, row_begin, readable_m, p.k, thread);
+                        Policy::vector_width, layout_a, overlap>
+        load_a(p.a, p.lda, row_begin, readable_m, p.k, thread, a_along_k);
     detail::tile_loader<element_b, Policy::block_n, Policy::block_k, Policy::shared_padding, Policy::threads,
-                        Policy::vector_width, OpB == op::none, overlap>
-        load_b(p.b, p.ldb, col_begin, readable_n, p.k, thread);
+                        Policy::vector_width, layout_b, overlap>
+        load_b(p.b, p.ldb, col_begin, readable_n, p.k, thread, b_along_k);
     const int64_t k_tiles = (p.k + Policy::block_k - 1) / Policy::block_k;
 
     if constexpr (stages == 1) {
@@ -75,7 +88,7 @@ struct block_mainloop<mainloop::simt_multistage<Stages>, Policy> {
       // 256 x 128 x 8 tiles with both operands on cp.async 5.7 % faster. It is limited to what was measured to
       // gain: with B staged through registers the same tile ran 1.8 % slower, 16-deep slices moved -4.5 to +2 %,
       // and 128 x 128 x 16 (64 accumulators a thread) lost its second block per SM to 5 more registers.
-      constexpr bool steady_state_loop = !decltype(load_a)::staged && !decltype(load_b)::staged &&
+      constexpr bool steady_state_loop = !decltype(load_a)::may_stage && !decltype(load_b)::may_stage &&
                                          Policy::block_k == 8 && Policy::thread_m * Policy::thread_n >= 128;
       if constexpr (steady_state_loop) {
         if (load_a.interior() && load_b.interior()) {
