@@ -161,7 +161,7 @@ TEST_CASE("H200 plans: tiles, repacking, peeling, staging and split-K by shape",
       {shape(1024, 1024, 1024), "gemm reduce", "medium x4", false, false, false, false, true, false},
       // Thin problems: 16- and 32-wide tiles, split when they leave SMs idle.
       {shape(16, 8192, 8192), "gemm reduce", "tiny_m x8", false, false, false, false, true, false},
-      {shape(8192, 16, 8192), "gemm reduce", "tiny_n x10", false, false, false, false, true, false},
+      {shape(8192, 16, 8192), "gemm reduce", "tiny_n x8", false, false, false, false, true, false},
       {shape(24, 520, 3000), "gemm reduce", "narrow_m x38", false, false, false, false, true, false},
       {shape(700, 20, 2500), "gemm reduce", "narrow_n x32", false, false, false, false, true, false},
       {shape(4, 300, 76), "gemm", "tiny_m", false, false, false, false, false, false},

@@ -29,8 +29,8 @@ inline device_facts facts(int arch, int multiprocessors, const occupancy& blocks
 /// An H200 running this build's sm_90a code: 132 SMs; resident blocks as the occupancy calculator reports them
 /// for these kernels (the GPU test "the facts the host tests pin are an H200's" compares them with the device).
 inline device_facts h200() {
-  static const occupancy blocks = {{1, 0, 0, 2, 4, 4, 5, 4, 5, 1, 16},
-                                   {1, 0, 0, 2, 4, 4, 5, 4, 4, 1, 16},
+  static const occupancy blocks = {{1, 0, 0, 2, 4, 4, 5, 4, 4, 1, 16},
+                                   {1, 0, 0, 2, 4, 5, 5, 4, 4, 1, 16},
                                    {0, 1, 0, 1, 4, 4, 4, 4, 4, 1, 16},
                                    {0, 0, 1, 2, 4, 5, 4, 4, 4, 1, 16}};
   return facts(900, 132, blocks);
@@ -39,17 +39,17 @@ inline device_facts h200() {
 /// An A100 (sm_80, 108 SMs); resident blocks from this build's sm_80 register counts and the occupancy rules.
 inline device_facts a100() {
   static const occupancy blocks = {{2, 0, 0, 2, 3, 4, 5, 4, 4, 1, 3},
-                                   {1, 0, 0, 1, 3, 4, 5, 4, 4, 2, 3},
-                                   {0, 2, 0, 2, 3, 4, 4, 4, 4, 2, 3},
-                                   {0, 0, 2, 2, 3, 5, 4, 4, 4, 1, 3}};
+                                   {1, 0, 0, 1, 3, 4, 5, 4, 4, 1, 3},
+                                   {0, 2, 0, 2, 3, 4, 4, 4, 4, 1, 3},
+                                   {0, 0, 2, 2, 3, 4, 4, 4, 4, 1, 3}};
   return facts(800, 108, blocks);
 }
 
 /// An RTX 3090 (sm_86, 82 SMs) running sm_86 code.
 inline device_facts rtx3090() {
   static const occupancy blocks = {{1, 0, 0, 1, 2, 4, 4, 2, 2, 1, 2},
-                                   {2, 0, 0, 2, 2, 4, 4, 2, 2, 2, 2},
-                                   {0, 2, 0, 2, 2, 4, 4, 2, 2, 2, 2},
+                                   {2, 0, 0, 2, 2, 4, 4, 2, 2, 1, 2},
+                                   {0, 2, 0, 2, 2, 4, 4, 2, 2, 1, 2},
                                    {0, 0, 1, 1, 2, 4, 4, 2, 2, 1, 2}};
   return facts(860, 82, blocks);
 }
@@ -57,8 +57,8 @@ inline device_facts rtx3090() {
 /// A T4 (sm_75, 40 SMs).
 inline device_facts t4() {
   static const occupancy blocks = {{2, 0, 0, 2, 3, 3, 3, 1, 1, 1, 3},
-                                   {2, 0, 0, 2, 3, 3, 3, 1, 1, 2, 3},
-                                   {0, 2, 0, 2, 3, 3, 3, 1, 1, 2, 3},
+                                   {2, 0, 0, 2, 3, 3, 3, 1, 1, 1, 3},
+                                   {0, 2, 0, 2, 3, 3, 3, 1, 1, 1, 3},
                                    {0, 0, 2, 2, 3, 3, 3, 1, 1, 1, 3}};
   return facts(750, 40, blocks);
 }
