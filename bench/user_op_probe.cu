@@ -16,13 +16,13 @@
 #include <vector>
 
 #include "check_cuda.hpp"
+#include "splitmix.hpp"
 
 
 template <class T>
 __global__ void fill_normal(T* x, size_t count, unsigned long long seed) {
   for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += size_t(gridDim.x) * blockDim.x) {
-    unsigned long long z = seed + (i + 1) * 0x9e3779b97f4a7c15ull;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull; z = (z ^ (z >> 27)) * 0x94d049bb133111ebull; z ^= z >> 31;
+    const uint64_t z = tgemm::test::splitmix64_mix(seed + (i + 1) * tgemm::test::splitmix64_gamma);
     const float u1 = (float((z >> 40) & 0xffffff) + 0.5f) / 16777216.0f, u2 = float(z & 0xffffff) / 16777216.0f;
     x[i] = T(sqrtf(-2.0f * logf(u1)) * cospif(2.0f * u2));
   }

@@ -3,6 +3,7 @@
 // the GPU by a counter-based hash the host can recompute, so sampled entries of C are checked against a float64
 // dot product without copying gigabytes back.
 #include "gemm_case.hpp"
+#include "splitmix.hpp"
 
 #include <algorithm>
 #include <array>
@@ -13,18 +14,9 @@ using namespace tgemm::test;
 
 namespace {
 
-/// A value in [-1, 1) determined by (seed, index): splitmix64, top 24 bits, exact in float.
-__host__ __device__ inline float hashed_value(uint64_t seed, uint64_t index) {
-  uint64_t z = seed + (index + 1) * 0x9e3779b97f4a7c15ull;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  z ^= z >> 31;
-  return float(int64_t(z >> 40) - (int64_t(1) << 23)) * (1.0f / float(1 << 23));
-}
-
 __global__ void fill_hashed(float* x, uint64_t count, uint64_t seed) {
   for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += uint64_t(gridDim.x) * blockDim.x) {
-    x[i] = hashed_value(seed, i);
+    x[i] = hashed_unit(seed, i);
   }
 }
 
@@ -45,7 +37,7 @@ struct hashed_operands {
     for (int64_t l = 0; l < k; ++l) {
       const uint64_t ai = op_a == op::none ? uint64_t(i) + uint64_t(l) * lda : uint64_t(l) + uint64_t(i) * lda;
       const uint64_t bi = op_b == op::none ? uint64_t(l) + uint64_t(j) * ldb : uint64_t(j) + uint64_t(l) * ldb;
-      const double av = hashed_value(seed_a, ai), bv = hashed_value(seed_b, bi);
+      const double av = hashed_unit(seed_a, ai), bv = hashed_unit(seed_b, bi);
       sum += av * bv;
       magnitude += std::fabs(av * bv);
     }

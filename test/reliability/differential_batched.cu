@@ -91,6 +91,7 @@
 #include "random.hpp"
 #include "reference.hpp"
 #include "require_gpu.hpp"
+#include "splitmix.hpp"
 
 #include <tgemm/gemm.cuh>
 
@@ -134,29 +135,7 @@ const float quiet_nan = std::numeric_limits<float>::quiet_NaN();
 // ---------------------------------------------------------------------------------------------------------------
 // Random numbers: splitmix64, so that a case is a pure function of (seed, API, type, index).
 
-struct rng {
-  uint64_t state;
-  uint64_t next() {
-    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  int64_t below(int64_t n) { return int64_t(next() % uint64_t(n)); }  // [0, n), n > 0
-  int64_t between(int64_t lo, int64_t hi) { return lo + below(hi - lo + 1); }
-  double uniform() { return double(next() >> 11) * 0x1.0p-53; }  // [0, 1)
-  bool chance(double p) { return uniform() < p; }
-  /// Uniform in [-1, 1), a multiple of 2^-23: exact in float.
-  float unit() { return float(int64_t(next() >> 40) - (int64_t(1) << 23)) * 0x1.0p-23f; }
-  /// Uniform in [-1, 1), a multiple of 2^-52: all of a double's significand.
-  double unit53() { return double(int64_t(next() >> 11) - (int64_t(1) << 52)) * 0x1.0p-52; }
-  /// lo .. hi (lo >= 1), log-uniformly.
-  int64_t log_uniform(int64_t lo, int64_t hi) {
-    const double x = double(lo) * std::exp(uniform() * std::log(double(hi + 1) / double(lo)));
-    const int64_t v = int64_t(x);
-    return v < lo ? lo : (v > hi ? hi : v);
-  }
-};
+using rng = tgemm::test::splitmix_rng;
 
 rng case_rng(uint64_t seed, int api, int type, int64_t index) {
   rng r{seed ^ (uint64_t(index) * 0xd1b54a32d192ed03ull) ^ (uint64_t(type + 1) * 0x8cb92ba72f3d8dd7ull) ^

@@ -29,6 +29,7 @@
 #include "paths.hpp"
 #include "reference.hpp"
 #include "require_gpu.hpp"
+#include "splitmix.hpp"
 
 #include <tgemm/status.cuh>
 #include <tgemm/types.cuh>
@@ -58,20 +59,7 @@ using tgemm::reliability::gemm_path;
 // ---------------------------------------------------------------------------------------------------------------
 // Random numbers: splitmix64, so that a case is a pure function of (seed, index).
 
-struct rng {
-  uint64_t state;
-  uint64_t next() {
-    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  int64_t below(int64_t n) { return int64_t(next() % uint64_t(n)); }  // [0, n), n > 0
-  int64_t between(int64_t lo, int64_t hi) { return lo + below(hi - lo + 1); }
-  bool chance(double p) { return double(next() >> 11) * 0x1.0p-53 < p; }
-  /// Uniform in [-1, 1), a multiple of 2^-23: exact in float.
-  float unit() { return float(int64_t(next() >> 40) - (int64_t(1) << 23)) * 0x1.0p-23f; }
-};
+using rng = tgemm::test::splitmix_rng;
 
 rng case_rng(uint64_t seed, int64_t index) {
   rng r{seed ^ (uint64_t(index) * 0xd1b54a32d192ed03ull)};

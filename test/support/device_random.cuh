@@ -8,17 +8,14 @@
 #include <cstdint>
 
 #include "check_cuda.hpp"
+#include "splitmix.hpp"
 
 namespace tgemm::test {
 
-/// x[i] = a counter hash (splitmix64) of (seed, i) mapped to [-1, 1) with 24 significant bits.
+/// x[i] = hashed_unit(seed, i): splitmix64 of (seed, i) mapped to [-1, 1) with 24 significant bits.
 __global__ void fill_uniform_kernel(float* x, size_t count, uint64_t seed) {
   for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += size_t(gridDim.x) * blockDim.x) {
-    uint64_t z = seed + (i + 1) * 0x9e3779b97f4a7c15ull;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    z ^= z >> 31;
-    x[i] = float(int64_t(z >> 40) - (int64_t(1) << 23)) * (1.0f / float(1 << 23));
+    x[i] = hashed_unit(seed, i);
   }
 }
 
