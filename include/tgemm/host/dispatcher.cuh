@@ -54,7 +54,7 @@ struct split_k_kernels;
 
 /// The gemm kernels of one tuning table, by (slot, op pair, padded loads): what tgemm::gemm() launches. Every
 /// kernel the planner may choose is instantiated here, and only those (general reads op(A) along m, general_tn
-/// and general_tt along k; only general has a padded variant). Fused: the kernels of calls with a tgemm::epilogue,
+/// and general_tt along k; only general's NT kernel has a padded variant). Fused: the kernels of calls with a tgemm::epilogue,
 /// which fold its terms into their stores (a second set, instantiated only where such a call is compiled); User: with
 /// a caller's operation too (tgemm::user_epilogue: a set per operation type, compiled where the call is).
 template <class Table, bool Fused = false, class User = device::no_user_op, bool Batches = true>
@@ -70,15 +70,23 @@ struct tuned_kernels {
                                const kernel::tile_grid, const kernel::split_k<typename types::element_c>,
                                const kernel::readable_extent, const kernel::call_ops);
 
-  /// Whether the table builds padded twins of its general kernels (tables whose mainloop reads its extents at run
+  /// Whether the table builds a padded twin of its general NT kernel (tables whose mainloop reads its extents at run
   /// time anyway, the tensor-core ones, say no: their plain kernel serves padded steps too, reading less).
   static constexpr bool padded_kernels = tuning::padded_kernels_of<Table>::value;
+
+  /// Whether a padded step with this op pair runs the padded twin: NT only, the layout of repacked operands (the
+  /// layout pack copies both into it). An NN step whose A alone was repacked (misaligned, mid-sized, B read in place
+  /// along k) runs the plain kernel, which reads to m: its twin served 6 of 1,600 plans of a sweep of H200 float
+  /// shapes (docs/dispatch.md), and cost every header-only caller a kernel.
+  static constexpr bool has_padded_twin(op op_a, op op_b) {
+    return padded_kernels && op_a == op::none && op_b == op::transpose;
+  }
 
   /// True for the (slot, op pair, padded) combinations the planner can choose: the products tile only for calls that
   /// may run a batch (Batches; single_product calls never plan it).
   template <tuning::slot Slot, op OpA, op OpB, bool Padded>
   static constexpr bool chosen() {
-    if (Padded && (Slot != tuning::slot::general || !padded_kernels)) return false;
+    if (Padded && (Slot != tuning::slot::general || !has_padded_twin(OpA, OpB))) return false;
     if (Slot == tuning::slot::products) return Batches;
     if (Slot == tuning::slot::general) return OpA == op::none;
     if (Slot == tuning::slot::general_tn) return OpA == op::transpose && OpB == op::none;
@@ -196,7 +204,7 @@ struct tuned_kernels {
   /// The kernel for a step of a plan, or nullptr when the table has none.
   static kernel_type find(tuning::slot step_slot, op op_a, op op_b, bool padded_step) {
     const tuning::slot s = kernel_slot(step_slot);
-    const bool padded = padded_step && padded_kernels;
+    const bool padded = padded_step && has_padded_twin(op_a, op_b);
     const kernel_list& list = kernels();
     for (int i = 0; i < list.count; ++i) {
       const kernel_entry& e = list.entries[i];
