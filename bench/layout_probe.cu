@@ -1,6 +1,7 @@
 // A paired probe (scripts/layout_probe.sh): tgemm::gemm() on float, column-major, every op pair, on the shapes of the
-// thin tiles (tiny and narrow), a few medium and small ones and the scalar-load tile's (misaligned leading dimensions),
-// built against two include trees and run alternately: it compares the kernels of a change to the tiles' loads.
+// thin tiles (tiny and narrow), a few medium and small ones, the scalar-load tile's (misaligned leading dimensions) and
+// mid-sized ones whose A alone is misaligned, built against two include trees and run alternately: it compares the
+// kernels of a change to the tiles' loads.
 // Operands are random normal (the largest B is 256 MiB, past the L2); per case one checked-in call, three warm-up
 // calls, then the median of REPS calls timed one event pair each; and a weighted sum of C, which two trees whose plans
 // agree must reproduce to the last bit; then batches of 20 calls per event pair (median of 15: the GPU time per call
@@ -21,12 +22,16 @@ namespace {
 
 struct shape {
   int64_t m, n, k, extra;  // extra: added to every leading dimension (1 makes them misaligned)
+  bool a_only = false;     // extra added to A's leading dimension only
 };
 
 constexpr shape shapes[] = {{16, 8192, 8192, 0}, {8, 4096, 16384, 0}, {8192, 16, 8192, 0}, {4096, 8, 16384, 0},
                             {32, 8192, 8192, 0}, {24, 4096, 4096, 0}, {8192, 32, 8192, 0}, {4096, 24, 4096, 0},
                             {16, 1024, 1024, 0}, {1024, 32, 1024, 0}, {2000, 2000, 2000, 0}, {1000, 1000, 1000, 0},
-                            {640, 640, 640, 0},  {255, 255, 255, 0},  {300, 300, 300, 1},  {500, 400, 300, 1}};
+                            {640, 640, 640, 0},  {255, 255, 255, 0},  {300, 300, 300, 1},  {500, 400, 300, 1},
+                            // Mid-sized products whose A alone is misaligned: NN and TN copy A and read B in place
+                            // along k (the large tile's padded-NN steps, which run the plain kernel since 73cb1a0).
+                            {2047, 1500, 1024, 0}, {3000, 1000, 1024, 1, true}, {6000, 500, 1024, 1, true}};
 
 }  // namespace
 
@@ -57,7 +62,8 @@ int main(int argc, char** argv) {
     for (op op_a : {op::none, op::transpose}) {
       for (op op_b : {op::none, op::transpose}) {
         const int64_t lda = (op_a == op::none ? s.m : s.k) + s.extra;
-        const int64_t ldb = (op_b == op::none ? s.k : s.n) + s.extra, ldc = s.m + s.extra;
+        const int64_t ldb = (op_b == op::none ? s.k : s.n) + (s.a_only ? 0 : s.extra);
+        const int64_t ldc = s.m + (s.a_only ? 0 : s.extra);
         const auto call = [&] {
           return gemm(layout::col_major, op_a, op_b, s.m, s.n, s.k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
         };
@@ -102,10 +108,11 @@ int main(int argc, char** argv) {
           batched.push_back(batch_ms / 20);
         }
         std::sort(batched.begin(), batched.end());
-        std::printf("(%lld,%lld,%lld)+%lld %c%c %.5f ms %.2f TF sum %.6e batched %.5f ms host %.2f us\n", (long long)s.m,
-                    (long long)s.n, (long long)s.k, (long long)s.extra, op_a == op::none ? 'N' : 'T',
-                    op_b == op::none ? 'N' : 'T', ms, 2.0 * double(s.m) * double(s.n) * double(s.k) / ms * 1e-9, sum,
-                    batched[batched.size() / 2], host_us / 15);
+        std::printf("(%lld,%lld,%lld)+%lld%s %c%c %.5f ms %.2f TF sum %.6e batched %.5f ms host %.2f us\n",
+                    (long long)s.m, (long long)s.n, (long long)s.k, (long long)s.extra, s.a_only ? "a" : "",
+                    op_a == op::none ? 'N' : 'T', op_b == op::none ? 'N' : 'T', ms,
+                    2.0 * double(s.m) * double(s.n) * double(s.k) / ms * 1e-9, sum, batched[batched.size() / 2],
+                    host_us / 15);
       }
     }
   }
