@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "check_cuda.hpp"
+#include "timing.hpp"
 
 namespace {
 
@@ -80,18 +81,7 @@ int main(int argc, char** argv) {
           for (int64_t i = 0; i < s.m; ++i) sum += out[i + j * ldc] * double((i * 7 + j * 13) % 17 + 1);
         }
         for (int w = 0; w < 3; ++w) call();
-        std::vector<float> times;
-        for (int r = 0; r < reps; ++r) {
-          TGEMM_CHECK_CUDA(cudaEventRecord(start));
-          call();
-          TGEMM_CHECK_CUDA(cudaEventRecord(stop));
-          TGEMM_CHECK_CUDA(cudaEventSynchronize(stop));
-          float ms = 0;
-          TGEMM_CHECK_CUDA(cudaEventElapsedTime(&ms, start, stop));
-          times.push_back(ms);
-        }
-        std::sort(times.begin(), times.end());
-        const double ms = times[times.size() / 2];
+        const double ms = tgemm::test::median_event_ms(call, reps, 0);  // exactly reps calls
         // Batches of 20 calls per event pair: the GPU time per call once the host keeps ahead of it, and the host's
         // microseconds to issue one call.
         std::vector<float> batched;
@@ -107,11 +97,10 @@ int main(int argc, char** argv) {
           TGEMM_CHECK_CUDA(cudaEventElapsedTime(&batch_ms, start, stop));
           batched.push_back(batch_ms / 20);
         }
-        std::sort(batched.begin(), batched.end());
         std::printf("(%lld,%lld,%lld)+%lld%s %c%c %.5f ms %.2f TF sum %.6e batched %.5f ms host %.2f us\n",
                     (long long)s.m, (long long)s.n, (long long)s.k, (long long)s.extra, s.a_only ? "a" : "",
                     op_a == op::none ? 'N' : 'T', op_b == op::none ? 'N' : 'T', ms,
-                    2.0 * double(s.m) * double(s.n) * double(s.k) / ms * 1e-9, sum, batched[batched.size() / 2],
+                    2.0 * double(s.m) * double(s.n) * double(s.k) / ms * 1e-9, sum, tgemm::test::median_of(batched),
                     host_us / 15);
       }
     }
