@@ -54,9 +54,10 @@ struct split_k_kernels;
 
 /// The gemm kernels of one tuning table, by (slot, op pair, padded loads): what tgemm::gemm() launches. Every
 /// kernel the planner may choose is instantiated here, and only those (general reads op(A) along m, general_tn
-/// and general_tt along k; only general's NT kernel has a padded variant). Fused: the kernels of calls with a tgemm::epilogue,
-/// which fold its terms into their stores (a second set, instantiated only where such a call is compiled); User: with
-/// a caller's operation too (tgemm::user_epilogue: a set per operation type, compiled where the call is).
+/// and general_tt along k; only general's NT kernel has a padded variant). Fused: the kernels of calls with a
+/// tgemm::epilogue, which fold its terms into their stores (a second set, instantiated only where such a call is
+/// compiled); User: with a caller's operation too (tgemm::user_epilogue: a set per operation type, compiled where the
+/// call is).
 template <class Table, bool Fused = false, class User = device::no_user_op, bool Batches = true>
 struct tuned_kernels {
   /// A kernel's policy source.
@@ -129,15 +130,12 @@ struct tuned_kernels {
     constexpr bool pairs[2][2] = {
         {exists<S, op::none, op::none, Padded>(), exists<S, op::none, op::transpose, Padded>()},
         {exists<S, op::transpose, op::none, Padded>(), exists<S, op::transpose, op::transpose, Padded>()}};
+    bool seen[2][2] = {};  // the kernels' op pairs (either op of a run-time operand is its first)
     int count = 0;
     for (int a = 0; a < 2; ++a) {
       for (int b = 0; b < 2; ++b) {
-        bool first = pairs[a][b];  // counted at the first pair its kernel serves
-        for (int earlier = 0; earlier < a * 2 + b; ++earlier) {
-          const int ea = earlier / 2, eb = earlier % 2;
-          if (pairs[ea][eb] && (a_either || ea == a) && (b_either || eb == b)) first = false;
-        }
-        count += first ? 1 : 0;
+        bool& kernel = seen[a_either ? 0 : a][b_either ? 0 : b];
+        if (pairs[a][b] && !kernel) kernel = true, ++count;
       }
     }
     return count;
