@@ -11,6 +11,9 @@
 #   TENSOROP_RUNS (tgemm_bench_tensorop "set:types" pairs, default "square:f64 odd:f64 thin:bf16 few_tiles:bf16
 #   square:bf16"; set either to an empty string to skip that benchmark), REPS (default 15), OUT (logs and CSVs, default ./out/compare_speed), BUILD_LIMIT (seconds per
 #   build, default 600). The working tree builds in build-gpu (the gpu preset), the old one in build-old.
+#   OLD_BIN, NEW_BIN: folders holding already built tgemm_bench (and tgemm_bench_tensorop, where TENSOROP_RUNS is not
+#   empty) for the old and the new tree; with both set nothing is built (build them on a machine without a GPU and
+#   carry them: the lent GPU's minutes then go to timing, not to compiling). OLD_TREE is then only a label.
 # Needs a GPU, CMake, Ninja and Catch2 as scripts/gpu-check.sh does. Only the two benchmarks are built in each tree.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -33,21 +36,27 @@ build() {  # build dir, source dir
 }
 
 start=$SECONDS
-build build-gpu . || exit 1
-build build-old "$old_tree" || exit 1
-echo "built both in $((SECONDS - start)) s"
+new_bin=build-gpu/bench old_bin=build-old/bench
+if [[ -n ${OLD_BIN:-} && -n ${NEW_BIN:-} ]]; then
+  new_bin=$NEW_BIN old_bin=$OLD_BIN
+  echo "prebuilt: old $old_bin, new $new_bin"
+else
+  build build-gpu . || exit 1
+  build build-old "$old_tree" || exit 1
+  echo "built both in $((SECONDS - start)) s"
+fi
 status=0
 for ((round = 1; round <= rounds; ++round)); do
   for side in old new; do
-    dir=build-gpu; [[ $side == old ]] && dir=build-old
+    bin=$new_bin; [[ $side == old ]] && bin=$old_bin
     for set in $float_sets; do
       to="$OUT/$side$round/float-$set"; mkdir -p "$to"
-      "$dir/bench/tgemm_bench" --set "$set" --reps "$reps" --out "$to" >"$to/log.txt" 2>&1 ||
+      "$bin/tgemm_bench" --set "$set" --reps "$reps" --out "$to" >"$to/log.txt" 2>&1 ||
         { echo "tgemm_bench --set $set ($side) failed: $to/log.txt"; status=1; }
     done
     for run in $tensorop_runs; do
       to="$OUT/$side$round/tensorop-${run/:/-}"; mkdir -p "$to"
-      "$dir/bench/tgemm_bench_tensorop" --set "${run%%:*}" --types "${run##*:}" --reps "$reps" --out "$to" >"$to/log.txt" 2>&1 ||
+      "$bin/tgemm_bench_tensorop" --set "${run%%:*}" --types "${run##*:}" --reps "$reps" --out "$to" >"$to/log.txt" 2>&1 ||
         { echo "tgemm_bench_tensorop --set ${run%%:*} --types ${run##*:} ($side) failed: $to/log.txt"; status=1; }
     done
   done
