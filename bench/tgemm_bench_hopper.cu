@@ -3,7 +3,8 @@
 // B a column-major k x n array (cuBLAS's OP_T, OP_N), random normal inputs, C poisoned before the first call and
 // each result checked against cuBLAS's. Prints a markdown table: TFLOP/s (median of CUDA-event timings), the
 // ratio to cuBLAS and the percentage of the H200's 989 TFLOP/s dense 16-bit peak.
-// Usage: tgemm_bench_hopper [--reps N] [--quick]   (--quick: 4096^3 and 8192^3 only)
+// Usage: tgemm_bench_hopper [--reps N] [--quick | --clusters]   (--quick: 4096^3 and 8192^3 only; --clusters: bf16
+// tiles alone and in clusters of two sharing B (wgmma_policy's ClusterM), each pair of rows one after the other)
 #include <tgemm/gemm.cuh>
 #include <tgemm/host/launch_tma_wgmma.cuh>
 #include <tgemm/policy/wgmma_policy.cuh>
@@ -44,9 +45,10 @@ struct shape {
   int64_t m, n, k;
 };
 
-/// Times every policy of `Policies` on one shape; prints one row per policy.
+/// Times every policy of `Policies` on one shape; prints one row per policy, then the first policy's
+/// grid and tile-order variants (`grid_variants`).
 template <class T, class TC, class... Policies>
-void run_shape(cublasHandle_t handle, shape s, int reps) {
+void run_shape(cublasHandle_t handle, shape s, int reps, bool grid_variants = true) {
   const int64_t m = s.m, n = s.n, k = s.k, lda = k, ldb = k, ldc = m;
   std::mt19937 engine(unsigned(m * 31 + n * 7 + k));
   std::normal_distribution<float> normal;
@@ -124,6 +126,13 @@ void run_shape(cublasHandle_t handle, shape s, int reps) {
     });
   };
   (policy(Policies{}), ...);
+  if (!grid_variants) {
+    TGEMM_CHECK_CUDA(cudaFree(d_a));
+    TGEMM_CHECK_CUDA(cudaFree(d_b));
+    TGEMM_CHECK_CUDA(cudaFree(d_c));
+    TGEMM_CHECK_CUDA(cudaFree(d_ref));
+    return;
+  }
   // The first policy's grid and tile order: one block per tile or persistent blocks, groups of tile rows.
   using first = std::tuple_element_t<0, std::tuple<Policies...>>;
   using kernels = tgemm::detail::wgmma_kernels<first>;
@@ -160,6 +169,28 @@ using square = tgemm::wgmma_policy<tgemm::block_shape<128, 128, 64>, 5, T, TC>;
 template <class T, class TC>
 using strip = tgemm::wgmma_policy<tgemm::block_shape<64, 256, 64>, 5, T, TC>;
 
+/// The same tiles in clusters of two along m (ClusterM = 2: B slices copied once per pair, multicast to both).
+template <class T, class TC>
+using wide_pair = tgemm::wgmma_policy<tgemm::block_shape<128, 256, 64>, 4, T, TC, tgemm::math_mode::strict, false, 2>;
+/// The tables' small tile (64 x 128, eight stages: few-tile problems such as 128 x 4096 x 4096), alone and in pairs.
+template <class T, class TC>
+using narrow = typename tgemm::tuning::tensorop_f16_sm90<T, TC>::wgmma_small;
+template <class T, class TC>
+using narrow_pair = tgemm::wgmma_policy<tgemm::block_shape<64, 128, 64>, 8, T, TC, tgemm::math_mode::strict, false, 2>;
+/// The tables' ping-pong tile (fused epilogues' 64 x 256), alone and in pairs.
+template <class T, class TC>
+using pingpong = typename tgemm::tuning::tensorop_f16_sm90<T, TC>::wgmma_fused;
+template <class T, class TC>
+using pingpong_pair = tgemm::wgmma_policy<tgemm::block_shape<64, 256, 64>, 4, T, TC, tgemm::math_mode::strict, true, 2>;
+
+template <class T, class TC>
+void run_clusters(cublasHandle_t handle, const std::vector<shape>& shapes, int reps) {
+  for (const shape& s : shapes) {
+    run_shape<T, TC, wide<T, TC>, wide_pair<T, TC>, narrow<T, TC>, narrow_pair<T, TC>, pingpong<T, TC>,
+              pingpong_pair<T, TC>>(handle, s, reps, false);
+  }
+}
+
 template <class T, class TC>
 void run_type(cublasHandle_t handle, const std::vector<shape>& shapes, int reps) {
   for (const shape& s : shapes) run_shape<T, TC, wide<T, TC>, wide_s3<T, TC>, square<T, TC>, strip<T, TC>>(handle, s, reps);
@@ -169,20 +200,36 @@ void run_type(cublasHandle_t handle, const std::vector<shape>& shapes, int reps)
 
 int main(int argc, char** argv) {
   int reps = 15;
-  bool quick = false;
+  bool quick = false, clusters = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--reps" && i + 1 < argc) {
       reps = std::atoi(argv[++i]);
     } else if (arg == "--quick") {
       quick = true;
+    } else if (arg == "--clusters") {
+      clusters = true;
     } else {
-      std::fprintf(stderr, "usage: %s [--reps N] [--quick]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--reps N] [--quick | --clusters]\n", argv[0]);
       return 2;
     }
   }
   cublasHandle_t handle;
   TGEMM_CHECK_CUBLAS(cublasCreate(&handle));
+  if (clusters) {
+    std::printf("| A, B -> C | m x n x k | kernel | TFLOP/s | cuBLAS | ratio | of peak | max |C - C_cuBLAS| |\n");
+    std::printf("|---|---|---|---:|---:|---:|---:|---:|\n");
+    run_clusters<__nv_bfloat16, __nv_bfloat16>(handle,
+                                               {{2048, 2048, 2048},
+                                                {4096, 4096, 4096},
+                                                {8192, 8192, 8192},
+                                                {128, 4096, 4096},
+                                                {256, 4096, 4096},
+                                                {4096, 4096, 128}},
+                                               reps);
+    TGEMM_CHECK_CUBLAS(cublasDestroy(handle));
+    return 0;
+  }
   const std::vector<shape> shapes =
       quick ? std::vector<shape>{{4096, 4096, 4096}, {8192, 8192, 8192}}
             : std::vector<shape>{{2048, 2048, 2048}, {4096, 4096, 4096}, {8192, 8192, 8192}, {4095, 4097, 4096},

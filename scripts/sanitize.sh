@@ -11,7 +11,8 @@
 #     through tgemm::gemm(), ragged tiles, every op pair, beta = 0 on a NaN C, misaligned operands (repacked);
 #   - the Hopper kernels ([sanitize] of tgemm_gpu_wgmma_tests, every tool, on an sm_90 GPU with an sm_90a build):
 #     every policy (the ping-pong tile's two consumers taking turns included), every op pair, three persistent
-#     blocks walking several tiles each, ragged edges, beta = 0 on a NaN C and beta != 0;
+#     blocks walking several tiles each, ragged edges, beta = 0 on a NaN C and beta != 0; tiles in clusters of two
+#     (B multicast to both blocks, stages released by the consumers of both), two persistent clusters;
 #   - strided batches ([sanitize] of tgemm_gpu_batched_tests, every tool): products together in one grid (vector and
 #     scalar loads; the products tile for products of at most 32 x 32, a fused epilogue too; the Hopper kernel's large
 #     and smaller tiles, C through TMA stores, plain and fused), product by product (split k, realigned copies), float

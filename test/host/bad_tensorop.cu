@@ -1,4 +1,5 @@
-// Compile-fail cases for the tensor-core types: tgemm::tensorop_policy's static_asserts, and tgemm::gemm() called
+// Compile-fail cases for the tensor-core types: tgemm::tensorop_policy's static_asserts (and tgemm::wgmma_policy's on
+// clusters), and tgemm::gemm() called
 // with an element combination it does not multiply, or with a tgemm::user_epilogue in compiled mode
 // (test/host/CMakeLists.txt compiles this file once per case, in compiled mode so that no kernel is built, and
 // expects each case but 0 to fail with its own message).
@@ -18,6 +19,9 @@ using tgemm::tensorop_policy;
 using tgemm::warp_shape;
 
 #if TGEMM_BAD_TENSOROP_CASE == 0
+// Consistent: a Hopper tile in clusters of two.
+using pair_policy = tgemm::wgmma_policy<block_shape<64, 256, 64>, 4, __half, __half, tgemm::math_mode::strict, true, 2>;
+static_assert(pair_policy::cluster_m == 2 && pair_policy::threads == 384, "two blocks a cluster; three warpgroups");
 // Consistent: a bf16 and a double policy, and supported gemm() calls (bf16 -> float, float with TF32, double).
 using double_policy =
     tensorop_policy<block_shape<64, 64, 16>, warp_shape<32, 32>, mma_shape<16, 8, 4>, 4, double, double>;
@@ -91,6 +95,13 @@ tgemm::status call_named_op(const float* a, float* c) {
                      tgemm::with_op(tgemm::epilogue<float>{}, named_op{}));
 }
 using bad_policy = tensorop_policy<block_shape<64, 64, 16>, warp_shape<32, 32>, mma_shape<16, 8, 4>, 4, double>;
+#elif TGEMM_BAD_TENSOROP_CASE == 12
+// A Hopper tile in clusters of three (pairs only).
+using bad_policy = tgemm::wgmma_policy<block_shape<128, 256, 64>, 4, __nv_bfloat16, __nv_bfloat16,
+                                       tgemm::math_mode::strict, false, 3>;
+#elif TGEMM_BAD_TENSOROP_CASE == 13
+// A 3xTF32 Hopper tile in clusters (its split copies are not multicast).
+using bad_policy = tgemm::wgmma_policy<block_shape<128, 128, 32>, 3, float, float, tgemm::math_mode::tf32x3, false, 2>;
 #else
 #error "unknown TGEMM_BAD_TENSOROP_CASE"
 #endif

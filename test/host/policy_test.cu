@@ -455,3 +455,23 @@ TEST_CASE("error-category helpers tell no device from no image", "[status]") {
   REQUIRE_FALSE(means_no_image(cudaErrorNoDevice));
   REQUIRE_FALSE(means_no_image(cudaSuccess));
 }
+
+TEST_CASE("wgmma_policy: names, and tiles in clusters of two", "[policy]") {
+  using bf16 = __nv_bfloat16;
+  using tgemm::block_shape;
+  using tgemm::math_mode;
+  using single = tgemm::wgmma_policy<block_shape<128, 256, 64>, 4, bf16>;
+  using pair = tgemm::wgmma_policy<block_shape<128, 256, 64>, 4, bf16, bf16, math_mode::strict, false, 2>;
+  using pingpong_pair = tgemm::wgmma_policy<block_shape<64, 256, 64>, 4, bf16, bf16, math_mode::strict, true, 2>;
+  using small_pair = tgemm::wgmma_policy<block_shape<64, 128, 64>, 8, bf16, bf16, math_mode::strict, false, 2>;
+  STATIC_REQUIRE(single::cluster_m == 1 && pair::cluster_m == 2);
+  // A cluster shares B through the same stages and barriers: nothing else of the block changes.
+  STATIC_REQUIRE(pair::shared_bytes == single::shared_bytes && pair::threads == single::threads);
+  REQUIRE(single::name() == "wgmma_bf16_b128x256x64_s4_c_bf16");
+  REQUIRE(pair::name() == "wgmma_bf16_b128x256x64_s4_cluster2_c_bf16");
+  REQUIRE(pingpong_pair::name() == "wgmma_bf16_b64x256x64_s4_pingpong_cluster2_c_bf16");
+  // The split-K kernel of a pair writes its float partials in pairs too.
+  using partials = tgemm::wgmma_partials_t<small_pair>;
+  STATIC_REQUIRE(partials::cluster_m == 2 && std::is_same<partials::element_c, float>::value);
+  REQUIRE(partials::name() == "wgmma_bf16_b64x128x64_s8_cluster2_c_f32");
+}

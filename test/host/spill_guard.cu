@@ -3,10 +3,11 @@
 // pass: sm_90's large policy, the one closest to the register limit, for A and B both read along k; so must case 2,
 // the large tensor-core tile, and case 3, the Hopper kernel of the 16-bit table in all four op pairs, of the TF32
 // table in its two (A from shared memory or from registers) and of the 3xTF32 table in its one, the 16-bit table's
-// small tile (16-bit and float C), its ping-pong tile (fused), the split-K kernels of the 16-bit and TF32 tables, and
-// the grouped kernels of tgemm::gemm_grouped() (bf16 and fp16) and tgemm::gemm_grouped_device() (with -Werror,
-// ptxas's C7510 warning, wgmma serialised for want of registers or across a call, fails the build too). Case 4,
-// compiled for sm_80, is that architecture's large SIMT and 16-bit tensor-core tiles.
+// small tile (16-bit and float C), its ping-pong tile (fused), the split-K kernels of the 16-bit and TF32 tables,
+// tiles in clusters of two (wgmma_policy's ClusterM), and the grouped kernels of tgemm::gemm_grouped() (bf16 and
+// fp16) and tgemm::gemm_grouped_device() (with -Werror, ptxas's C7510 warning, wgmma serialised for want of
+// registers or across a call, fails the build too). Case 4, compiled for sm_80, is that architecture's large SIMT
+// and 16-bit tensor-core tiles.
 #include <tgemm/gemm.cuh>
 
 #include <cuda_bf16.h>  // cases 2 and 3 instantiate bfloat16 kernels: the type must be complete
@@ -74,6 +75,18 @@ TGEMM_HOPPER_KERNEL(bf16, hopper_pingpong_policy, T, T, false, true)
 TGEMM_HOPPER_KERNEL(bf16, hopper_pingpong_policy, N, T)
 using hopper_pingpong_float_policy = tgemm::tuning::tensorop_f16_sm90<bf16, float>::wgmma_fused;
 TGEMM_HOPPER_KERNEL(float, hopper_pingpong_float_policy, T, N, false, true)
+// The same tiles in clusters of two sharing B (ClusterM = 2): the large tile, the small one's split-K kernel, the
+// ping-pong tile fused.
+using hopper_pair_policy =
+    tgemm::wgmma_policy<tgemm::block_shape<128, 256, 64>, 4, bf16, bf16, tgemm::math_mode::strict, false, 2>;
+TGEMM_HOPPER_KERNEL(bf16, hopper_pair_policy, N, N)
+TGEMM_HOPPER_KERNEL(bf16, hopper_pair_policy, T, T)
+using hopper_small_pair_policy =
+    tgemm::wgmma_policy<tgemm::block_shape<64, 128, 64>, 8, bf16, float, tgemm::math_mode::strict, false, 2>;
+TGEMM_HOPPER_KERNEL(float, hopper_small_pair_policy, T, N, true)
+using hopper_pingpong_pair_policy =
+    tgemm::wgmma_policy<tgemm::block_shape<64, 256, 64>, 4, bf16, bf16, tgemm::math_mode::strict, true, 2>;
+TGEMM_HOPPER_KERNEL(bf16, hopper_pingpong_pair_policy, N, T, false, true)
 // The grouped kernel (tgemm::gemm_grouped()), bf16 and fp16.
 using hopper_half_policy = tgemm::tuning::tensorop_f16_sm90<__half, __half>::wgmma;
 TGEMM_HOPPER_KERNEL_WITH(bf16, tgemm::kernel::tma_wgmma_groups<bf16>, hopper_policy, N, N, false, false,

@@ -3,10 +3,11 @@
 /// copies a whole box of it into shared memory (swizzled), completing on an mbarrier. Out-of-range parts of a
 /// box arrive as zeros, which covers ragged tile edges.
 ///
-/// Device: wrappers over the 2-D (and, for strided batches, 3-D) `cp.async.bulk.tensor` copies, global to shared memory completing on an mbarrier
-/// and shared to global memory in bulk async-groups, with their commit, waits and proxy fence (minimum architecture
-/// sm_90). Host: encode_sw128_map(), through the driver's cuTensorMapEncodeTiled
-/// found with cudaGetDriverEntryPointByVersion, so that programs need no -lcuda.
+/// Device: wrappers over the 2-D (and, for strided batches, 3-D) `cp.async.bulk.tensor` copies, global to shared
+/// memory completing on an mbarrier (one of them multicast to the blocks of a cluster) and shared to global memory in
+/// bulk async-groups, with their commit, waits and proxy fence (minimum architecture sm_90). Host: encode_sw128_map(),
+/// through the driver's cuTensorMapEncodeTiled found with cudaGetDriverEntryPointByVersion, so that programs need no
+/// -lcuda.
 #pragma once
 
 #include <cuda.h>  // CUtensorMap and its enumerations (types only; the driver is reached through the runtime)
@@ -48,6 +49,23 @@ __device__ __forceinline__ void tma_load_3d(void* destination, const CUtensorMap
       : "memory");
 #else
   (void)destination, (void)map, (void)inner, (void)outer, (void)batch, (void)barrier;
+#endif
+}
+
+/// tma_load_3d() into every block of the cluster that `blocks` names (bit r: the block of rank r, this one included):
+/// the box lands at `destination`'s offset in each of their shared memories, and its bytes count towards the barrier
+/// at `barrier`'s offset in each (arch/cluster.cuh). Minimum architecture sm_90 (the PTX guide: made fast for sm_90a).
+__device__ __forceinline__ void tma_load_3d_multicast(void* destination, const CUtensorMap* map, int inner, int outer,
+                                                      int batch, uint64_t* barrier, uint16_t blocks) {
+#if TGEMM_HAS_TMA
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%2, "
+      "%3, %4}], [%5], %6;" ::"r"(shared_address(destination)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(inner), "r"(outer), "r"(batch), "r"(shared_address(barrier)),
+      "h"(blocks)
+      : "memory");
+#else
+  (void)destination, (void)map, (void)inner, (void)outer, (void)batch, (void)barrier, (void)blocks;
 #endif
 }
 

@@ -9,6 +9,7 @@
 #include <cuda.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <limits>
@@ -171,6 +172,8 @@ struct wgmma_kernels {
                     const device::epilogue_terms_t<C, float, User>& terms = {}) {
     CUtensorMap map_a{}, map_b{};
     const bool k_major_a = op_a == op::transpose, k_major_b = op_b == op::none;
+    // Clusters: each block of a pair copies half of each B slice, so a K-major B's boxes are half as tall.
+    constexpr int cluster = Policy::cluster_m;
     // Rank-3 maps: the third dimension walks a strided batch's products (one matrix for a single GEMM, or for an
     // operand every product shares).
     const int64_t products = batch.count > 1 ? batch.count : 1;
@@ -179,7 +182,7 @@ struct wgmma_kernels {
     const bool encoded =
         k == 0 ||
         (encode_operand(map_a, k_major_a, a, m, k, lda, Policy::block_m, batches_a, batch.stride_a) &&
-         encode_operand(map_b, k_major_b, b, n, k, ldb, Policy::block_n, batches_b, batch.stride_b));
+         encode_operand(map_b, k_major_b, b, n, k, ldb, Policy::block_n / cluster, batches_b, batch.stride_b));
     if (!encoded) {
       return fail(status::cuda_error, cudaSuccess,
                   "the driver refused a tensor map (cuTensorMapEncodeTiled) for %lld x %lld x %lld, lda %lld, ldb %lld",
@@ -208,7 +211,7 @@ struct wgmma_kernels {
                                           int(k),
                                           alpha,
                                           beta,
-                                          group_m > 0 ? group_m : 1,
+                                          group_m > 0 ? (group_m + cluster - 1) / cluster : 1,  // pairs of rows
                                           Policy::split ? int(m) : 0,
                                           Policy::split ? int(n) : 0,
                                           int(slices),
@@ -221,10 +224,9 @@ struct wgmma_kernels {
                                           products > 1 ? batch.stride_c : 0,
                                           {}};
     if constexpr (Fused) out.terms = terms;
-    // Ping-pong blocks compute two work items at a time, one per consumer.
-    const int64_t items = tiles_m(m) * tiles_n(n) * slices * products;
+    // Ping-pong blocks compute two work items at a time, one per consumer. Clusters walk pairs of tile rows.
+    const int64_t items = walked_rows(m) * tiles_n(n) * slices * products;
     const int64_t block_items = Policy::pingpong ? (items + 1) / 2 : items;
-    const dim3 grid(unsigned(blocks > 0 && blocks < block_items ? blocks : block_items));
     return with_ops(op_a, op_b, [&](auto oa, auto ob) {
       // Made ready here too, on the very kernel launched: a translation unit that instantiates these kernels (a
       // compiled-mode caller of the experimental entry, say) registers its own copy of them with the runtime, and
@@ -233,9 +235,28 @@ struct wgmma_kernels {
       if (status s = prepare_one<oa_value, ob_value, Sliced, Fused, User>(device); s != status::success) return s;
       constexpr auto function =
           &kernel::gemm_tma_wgmma<Policy, oa_value, ob_value, Sliced, Fused, kernel::tma_wgmma_no_groups, User>;
-      return launch_kernel(function, grid, dim3(Policy::threads),
-                           Policy::shared_bytes, stream, device, "launching the Hopper kernel", map_a, map_b, map_c,
-                           out, kernel::tma_wgmma_no_groups{});
+      if constexpr (cluster > 1) {
+        // `blocks` asks for a persistent grid: as many pairs as it allows and as run at once, at most one per item.
+        int64_t pairs = block_items;
+        if (blocks > 0) {
+          int active = 0;
+          const status s = active_clusters<function, cluster>(device, dim3(Policy::threads), Policy::shared_bytes,
+                                                              active);
+          if (s != status::success) {
+            return s;
+          }
+          const int64_t wanted = blocks / cluster > 0 ? blocks / cluster : 1;
+          pairs = std::min({pairs, wanted, int64_t(active)});
+        }
+        return launch_kernel_in_clusters(function, dim3(unsigned(pairs * cluster)), dim3(Policy::threads),
+                                         Policy::shared_bytes, cluster, stream, device,
+                                         "launching the Hopper kernel in clusters", map_a, map_b, map_c, out,
+                                         kernel::tma_wgmma_no_groups{});
+      } else {
+        const dim3 grid(unsigned(blocks > 0 && blocks < block_items ? blocks : block_items));
+        return launch_kernel(function, grid, dim3(Policy::threads), Policy::shared_bytes, stream, device,
+                             "launching the Hopper kernel", map_a, map_b, map_c, out, kernel::tma_wgmma_no_groups{});
+      }
     });
   }
 
@@ -469,6 +490,8 @@ struct wgmma_kernels {
   }
 
   static int64_t tiles_m(int64_t m) { return (m + Policy::block_m - 1) / Policy::block_m; }
+  /// The tile rows the kernel's walk counts: pairs of rows for a policy in clusters (kernel::gemm_tma_wgmma).
+  static int64_t walked_rows(int64_t m) { return (tiles_m(m) + Policy::cluster_m - 1) / Policy::cluster_m; }
   static int64_t tiles_n(int64_t n) { return (n + Policy::block_n - 1) / Policy::block_n; }
   /// Whether the kernel's 32-bit tile index covers an m x n C.
   static bool tiles_fit(int64_t m, int64_t n) { return tiles_m(m) * tiles_n(n) <= int64_t(INT32_MAX); }

@@ -1,5 +1,6 @@
 /// \file host/launcher.cuh
-/// \brief Getting a kernel ready on a device and launching it: the only place tgemm calls cudaLaunchKernelEx.
+/// \brief Getting a kernel ready on a device and launching it (in clusters too): the only place tgemm calls
+/// cudaLaunchKernelEx.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -68,18 +69,80 @@ status prepare_kernel_once(int device, int shared_bytes, const What& what) {
   return status::success;
 }
 
-/// Launches and reports the launch's own error (cudaLaunchKernelEx returns it; no cudaGetLastError guessing).
-template <class... Parameters, class... Arguments>
-status launch_kernel(void (*kernel)(Parameters...), dim3 grid, dim3 block, int shared_bytes, cudaStream_t stream,
-                     int device, const char* what, Arguments... arguments) {
+/// The launch configuration of launch_kernel(): with `cluster` > 1, blocks in clusters of that many along x (grid.x
+/// a multiple of it), through `attribute`, which must outlive the configuration's use.
+inline cudaLaunchConfig_t launch_config(dim3 grid, dim3 block, int shared_bytes, cudaStream_t stream, int cluster,
+                                        cudaLaunchAttribute& attribute) {
   cudaLaunchConfig_t config{};
   config.gridDim = grid;
   config.blockDim = block;
   config.dynamicSmemBytes = size_t(shared_bytes);
   config.stream = stream;
+  if (cluster > 1) {
+    attribute = cudaLaunchAttribute{};
+    attribute.id = cudaLaunchAttributeClusterDimension;
+    attribute.val.clusterDim.x = unsigned(cluster);
+    attribute.val.clusterDim.y = 1;
+    attribute.val.clusterDim.z = 1;
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+  }
+  return config;
+}
+
+/// Launches and reports the launch's own error (cudaLaunchKernelEx returns it; no cudaGetLastError guessing).
+template <class... Parameters, class... Arguments>
+status launch_kernel(void (*kernel)(Parameters...), dim3 grid, dim3 block, int shared_bytes, cudaStream_t stream,
+                     int device, const char* what, Arguments... arguments) {
+  cudaLaunchAttribute unused{};
+  const cudaLaunchConfig_t config = launch_config(grid, block, shared_bytes, stream, 1, unused);
   const cudaError_t error = cudaLaunchKernelEx(&config, kernel, arguments...);
   if (error == cudaSuccess) return status::success;
   return fail_cuda(error, device, what);
+}
+
+/// launch_kernel() with the blocks in clusters of `cluster` along x (grid.x a multiple of it): the blocks of a
+/// cluster run at once, on multiprocessors that reach each other's shared memory (arch/cluster.cuh).
+template <class... Parameters, class... Arguments>
+status launch_kernel_in_clusters(void (*kernel)(Parameters...), dim3 grid, dim3 block, int shared_bytes, int cluster,
+                                 cudaStream_t stream, int device, const char* what, Arguments... arguments) {
+  cudaLaunchAttribute attribute{};
+  const cudaLaunchConfig_t config = launch_config(grid, block, shared_bytes, stream, cluster, attribute);
+  const cudaError_t error = cudaLaunchKernelEx(&config, kernel, arguments...);
+  if (error == cudaSuccess) return status::success;
+  return fail_cuda(error, device, what);
+}
+
+/// Per kernel and cluster size: how many clusters run at once on each device (0: not read yet), for
+/// active_clusters().
+template <auto Kernel, int Cluster>
+struct cluster_capacity {
+  inline static std::atomic<int> clusters[64] = {};
+};
+
+/// How many clusters of `Cluster` blocks of Kernel (`block` threads, shared_bytes of dynamic shared memory each) run
+/// at once on `device` (current; cudaOccupancyMaxActiveClusters, read once per kernel and device): a persistent grid
+/// larger than that would leave its last clusters waiting for the first to finish. prepare_kernel() must have
+/// raised the kernel's shared-memory limit first. No stream work: safe inside a stream capture.
+template <auto Kernel, int Cluster>
+status active_clusters(int device, dim3 block, int shared_bytes, int& clusters) {
+  std::atomic<int>* const cached =
+      device >= 0 && device < 64 ? &cluster_capacity<Kernel, Cluster>::clusters[device] : nullptr;
+  if (cached != nullptr && (clusters = cached->load(std::memory_order_relaxed)) > 0) return status::success;
+  relaxed_capture_scope relaxed;
+  cudaLaunchAttribute attribute{};
+  const cudaLaunchConfig_t config = launch_config(dim3(Cluster), block, shared_bytes, nullptr, Cluster, attribute);
+  clusters = 0;
+  if (const cudaError_t error = cudaOccupancyMaxActiveClusters(&clusters, Kernel, &config); error != cudaSuccess) {
+    return fail_cuda(error, device, "reading how many clusters of the Hopper kernel run at once");
+  }
+  if (clusters < 1) {
+    return fail(status::unsupported_device, cudaSuccess,
+                "device %d cannot run a cluster of %d blocks of %d threads with %d bytes of shared memory each", device,
+                Cluster, int(block.x), shared_bytes);
+  }
+  if (cached != nullptr) cached->store(clusters, std::memory_order_relaxed);
+  return status::success;
 }
 
 }  // namespace tgemm::detail

@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "../arch/cluster.cuh"
 #include "../arch/mbarrier.cuh"
 #include "../arch/named_barrier.cuh"
 #include "../arch/stmatrix.cuh"
@@ -580,6 +581,31 @@ __device__ __forceinline__ void direct_strip(const typename Policy::element_a* a
   }
 }
 
+/// The walk of work items: block w of the grid (cluster w, with clusters of Cluster blocks) takes items w,
+/// w + walk_step(), ... (Read where used: kept in a variable from the kernel's start, blockIdx.x moved the unclustered
+/// kernels' register allocation.)
+template <int Cluster>
+__device__ __forceinline__ int walk_first() {
+  return Cluster > 1 ? int(blockIdx.x) / Cluster : int(blockIdx.x);
+}
+/// See walk_first().
+template <int Cluster>
+__device__ __forceinline__ int walk_step() {
+  return Cluster > 1 ? int(gridDim.x) / Cluster : int(gridDim.x);
+}
+
+/// A consumer warpgroup's release of stage barrier `empty` (one thread arrives): in this block, or with clusters
+/// (Cluster blocks) in every block of the cluster, since each block's copies fill the stage in all of them.
+template <int Cluster>
+__device__ __forceinline__ void release_stage(uint64_t* empty) {
+  if constexpr (Cluster > 1) {
+#pragma unroll
+    for (int rank = 0; rank < Cluster; ++rank) arch::mbarrier_arrive_in_block(empty, rank);
+  } else {
+    arch::mbarrier_arrive(empty);
+  }
+}
+
 /// Persistent: block b computes tiles b, b + gridDim.x, ... of the order wgmma_tile() gives (a grid of one block per
 /// tile computes each once; a grid of one block per multiprocessor overlaps a tile's epilogue with the copies of
 /// the next: the producer runs ahead through the same stage ring, whose phases count on across tiles).
@@ -642,6 +668,17 @@ __global__ void __launch_bounds__(Policy::threads, 1)
   constexpr bool pingpong = Policy::pingpong;
   static_assert(!pingpong || (!SlicedK && !Grouped && !pointer_arrays),
                 "ping-pong consumers take whole tiles of one depth: no split k, groups or pointer arrays");
+  // Clusters (Policy::cluster_m = 2): the two blocks of a cluster compute neighbouring tile rows of one tile column
+  // and walk the same work items (an item is the cluster's pair of tiles), so their stages hold the same B slices:
+  // each block's producer copies its half of every B slice into both blocks (TMA multicast) and its A slice into its
+  // own, and a stage is refilled only when the consumers of both blocks have released it (each consumer arrives on
+  // both blocks' empty barrier). Where the tile rows are odd in number, the last pair's second row lies past C: its
+  // block computes zeros (TMA fills A's box with them) and stores nothing, but copies its half of B all the same.
+  constexpr int cluster = Policy::cluster_m;
+  static_assert(cluster == 1 || (!Grouped && !pointer_arrays),
+                "grouped and pointer-array launches do not run in clusters (their blocks walk different products)");
+  int rank = 0;  // the block's rank in its cluster
+  if constexpr (cluster > 1) rank = arch::cluster_rank();
   static_assert(bk * element_bytes<element> == 128, "a stage slice spans one 128-byte swizzle row along k");
   static_assert((!mn_major_a || Policy::reads_mn_major_a) && (!mn_major_b || Policy::reads_mn_major_b),
                 "this policy's kernel cannot read that op pair (TF32: op(B) = B; 3xTF32: op(A) = A^T and op(B) = B)");
@@ -658,7 +695,9 @@ __global__ void __launch_bounds__(Policy::threads, 1)
   const int warpgroup = threadIdx.x / 128;
   const int k_tiles = (out.k + bk - 1) / bk;
   const int tiles_m = (out.m + Policy::block_m - 1) / Policy::block_m, tiles_n = (out.n + bn - 1) / bn;
-  const int tiles = tiles_m * tiles_n;  // the host keeps it below 2^31
+  // The tile rows the walk counts: clusters walk pairs of rows (the block's row is pair x cluster + rank).
+  const int rows_walked = cluster > 1 ? (tiles_m + cluster - 1) / cluster : tiles_m;
+  const int tiles = rows_walked * tiles_n;  // the host keeps it below 2^31
   int items = tiles * (SlicedK ? out.slices : out.batches);  // so is this
   if constexpr (Grouped) items = groups.total_items();
   static_assert(!SlicedK || std::is_same<typename Policy::element_c, float>::value,
@@ -678,20 +717,25 @@ __global__ void __launch_bounds__(Policy::threads, 1)
   if (threadIdx.x == 0) {
     for (int s = 0; s < stages; ++s) {
       arch::mbarrier_init(&full[s], 1);                    // the producer's expect_bytes
-      arch::mbarrier_init(&empty[s], pingpong ? 1 : Policy::consumers);  // one arrival per consumer reading it
+      // One arrival per consumer reading it (in every block of the cluster).
+      arch::mbarrier_init(&empty[s], (pingpong ? 1 : Policy::consumers) * cluster);
     }
     if constexpr (pingpong) arch::mbarrier_init(&turn[0], 1), arch::mbarrier_init(&turn[1], 1);
     arch::mbarrier_init_fence();
   }
-  __syncthreads();
+  if constexpr (cluster > 1) {
+    arch::cluster_sync();  // the other block's barriers are ready before a copy or an arrival reaches them
+  } else {
+    __syncthreads();
+  }
 
   if (warpgroup == 0) {
     arch::set_max_registers<40, false>();
     if (threadIdx.x == 0) {
       int use = 0;  // stage uses so far, across tiles: stage use % stages, phase (use / stages) & 1
-      for (int item = blockIdx.x; item < items; item += gridDim.x) {
+      for (int item = walk_first<cluster>(); item < items; item += walk_step<cluster>()) {
         int tile = item, t_begin = 0, t_end = k_tiles, product = 0;
-        int item_tiles_m = tiles_m, item_tiles_n = tiles_n;
+        int item_tiles_m = rows_walked, item_tiles_n = tiles_n;
         const CUtensorMap* item_map_a = &map_a;
         const CUtensorMap* item_map_b = &map_b;
         [[maybe_unused]] arch::address_coordinates at_a{}, at_b{};  // pointer arrays: the product's A and B
@@ -725,6 +769,7 @@ __global__ void __launch_bounds__(Policy::threads, 1)
         }
         int tile_m, tile_n;
         wgmma_tile(tile, item_tiles_m, item_tiles_n, out.group_m, tile_m, tile_n);
+        if constexpr (cluster > 1) tile_m = tile_m * cluster + rank;
         const int m0 = tile_m * Policy::block_m, n0 = tile_n * bn;
         const int pa = product * out.batch_a, pb = product * out.batch_b;  // the third coordinate of each map
         for (int t = t_begin; t < t_end; ++t, ++use) {
@@ -756,7 +801,23 @@ __global__ void __launch_bounds__(Policy::threads, 1)
           } else {
             load_box<pointer_arrays>(a, item_map_a, t * bk, m0, pa, at_a, &full[s]);
           }
-          if constexpr (mn_major_b) {
+          if constexpr (cluster > 1) {
+            // This block's share of the B slice, into the same place in both blocks (which expect all of it).
+            constexpr uint16_t both = (1u << cluster) - 1;
+            if constexpr (mn_major_b) {
+              static_assert(chunks_b % cluster == 0, "a cluster's blocks copy equal shares of B's boxes");
+#pragma unroll
+              for (int c = 0; c < chunks_b / cluster; ++c) {
+                const int chunk = rank * (chunks_b / cluster) + c;
+                arch::tma_load_3d_multicast(a + b_offset + chunk * chunk_bytes, item_map_b, n0 + mn_chunk * chunk,
+                                            t * bk, pb, &full[s], both);
+              }
+            } else {  // map_b's boxes are bn / cluster lines of 128 bytes (the host encodes it so)
+              constexpr int share = bn / cluster;
+              arch::tma_load_3d_multicast(a + b_offset + rank * share * 128, item_map_b, t * bk, n0 + rank * share, pb,
+                                          &full[s], both);
+            }
+          } else if constexpr (mn_major_b) {
 #pragma unroll
             for (int c = 0; c < chunks_b; ++c) {
               if (pointer_arrays && c >= boxes_b) break;
@@ -813,15 +874,15 @@ __global__ void __launch_bounds__(Policy::threads, 1)
       }
     }
     int use = 0;  // as the producer counts
-    for (int item = blockIdx.x + (pingpong ? consumer * int(gridDim.x) : 0); item < items;
-         item += (pingpong ? 2 : 1) * int(gridDim.x)) {
+    for (int item = walk_first<cluster>() + (pingpong ? consumer * walk_step<cluster>() : 0); item < items;
+         item += (pingpong ? 2 : 1) * walk_step<cluster>()) {
       if constexpr (pingpong) {
-        const int j = (item - int(blockIdx.x)) / int(gridDim.x);  // the block's j-th item
+        const int j = (item - walk_first<cluster>()) / walk_step<cluster>();  // the block's j-th item
         use = j * k_tiles;                                        // the stages of the items before it
         if (j > 0) arch::mbarrier_wait(&turn[consumer], ((j - 1) / 2) & 1);  // item j - 1 has its stages
       }
       int tile = item, t_begin = 0, t_end = k_tiles, slice = 0, product = 0;
-      int item_tiles_m = tiles_m, item_tiles_n = tiles_n;
+      int item_tiles_m = rows_walked, item_tiles_n = tiles_n;
       [[maybe_unused]] const tma_wgmma_group<element_c>* item_group = nullptr;  // a grouped launch: the item's group
       [[maybe_unused]] bool group_vector_c = false;
       [[maybe_unused]] bool group_direct = false;  // device-side groups: see tma_wgmma_group::direct
@@ -874,6 +935,7 @@ __global__ void __launch_bounds__(Policy::threads, 1)
 
       int tile_m, tile_n;
       wgmma_tile(tile, item_tiles_m, item_tiles_n, out.group_m, tile_m, tile_n);
+      if constexpr (cluster > 1) tile_m = tile_m * cluster + rank;
       // The tile's sums: wgmma's accumulators, except for 3xTF32, whose error would be the tensor cores' additions
       // (on an H200 at k = 1024: 12x strict FP32's error with every product in one accumulator, 4x with the cross
       // products apart). There each stage's big products start afresh in `part` and are added to acc in FP32, and
@@ -965,7 +1027,7 @@ __global__ void __launch_bounds__(Policy::threads, 1)
           // stage's, and release that one.
           arch::wgmma_wait<1>();
           arch::wgmma_fence_registers(acc);
-          if (t > t_begin && threadIdx.x % 128 == 0) arch::mbarrier_arrive(&empty[(use + stages - 1) % stages]);
+          if (t > t_begin && threadIdx.x % 128 == 0) release_stage<cluster>(&empty[(use + stages - 1) % stages]);
           continue;
         }
         arch::wgmma_wait<0>();
@@ -981,7 +1043,7 @@ __global__ void __launch_bounds__(Policy::threads, 1)
         } else {
           arch::wgmma_fence_registers(acc);
         }
-        if (threadIdx.x % 128 == 0) arch::mbarrier_arrive(&empty[s]);
+        if (threadIdx.x % 128 == 0) release_stage<cluster>(&empty[s]);
       }
       if constexpr (pingpong) {  // every stage of this item has landed: the other consumer's turn
         if (threadIdx.x % 128 == 0) arch::mbarrier_arrive(&turn[1 - consumer]);
@@ -989,7 +1051,10 @@ __global__ void __launch_bounds__(Policy::threads, 1)
       if constexpr (overlap_stages) {  // the tile's last stage: its wgmmas done, its slot released
         arch::wgmma_wait<0>();
         arch::wgmma_fence_registers(acc);
-        if (t_end > t_begin && threadIdx.x % 128 == 0) arch::mbarrier_arrive(&empty[(use + stages - 1) % stages]);
+        if (t_end > t_begin && threadIdx.x % 128 == 0) release_stage<cluster>(&empty[(use + stages - 1) % stages]);
+      }
+      if constexpr (cluster > 1) {
+        if (tile_m >= tiles_m) continue;  // the pair's second row past C (see above): nothing to store
       }
       // The producer meanwhile fills the stages with the next tile's slices.
       if constexpr (Fused) {
@@ -1126,6 +1191,10 @@ __global__ void __launch_bounds__(Policy::threads, 1)
     if constexpr (tma_epilogue) {
       if (store_issuer) arch::tma_store_wait<0>();  // the staging tiles must outlive the copies reading them
     }
+  }
+  if constexpr (cluster > 1) {
+    // No block leaves while the other may still arrive on its barriers (its consumers' last releases).
+    arch::cluster_sync();
   }
 #else
   // Other images: the host never launches this (see wgmma_image_probe).

@@ -26,10 +26,12 @@ namespace tgemm {
 /// parts, kernel/split_tf32.cuh; a stage holds both parts, each k step issues three wgmmas, and the consumers keep
 /// three sets of accumulators: the tile's sum, the stage's big products and the cross products, so 3xTF32 tiles
 /// take block_n = 128). Pingpong: two consumer warpgroups on different 64-row tiles, taking turns (one's epilogue
-/// runs while the other's wgmmas do), instead of one tile shared between block_m / 64 of them.
+/// runs while the other's wgmmas do), instead of one tile shared between block_m / 64 of them. ClusterM = 2: blocks
+/// run in clusters of two on neighbouring tile rows of the same tile column, and each copies half of every B slice
+/// and multicasts it to both (TMA), so that B leaves L2 once per pair instead of once per block.
 template <class Block, int Stages, class Element, class ElementC = Element,
           math_mode Math = std::is_same<Element, float>::value ? math_mode::tf32 : math_mode::strict,
-          bool Pingpong = false>
+          bool Pingpong = false, int ClusterM = 1>
 struct wgmma_policy {
   using mainloop_tag = mainloop::tma_wgmma_warp_specialized<Stages>;  ///< The mainloop that runs this policy.
   using element_a = Element;    ///< The element type of A.
@@ -58,6 +60,8 @@ struct wgmma_policy {
   static constexpr int minimum_arch = 900;  ///< sm_90, and the build must hold the sm_90a image.
   /// Consumers on different tiles (see the template's comment): a tile is one consumer's 64 rows.
   static constexpr bool pingpong = Pingpong;
+  /// Blocks per cluster, along m: 1, or 2 sharing their B slices (see the template's comment).
+  static constexpr int cluster_m = ClusterM;
   /// Consumer warpgroups: one per 64 rows of the tile, or two taking turns on 64-row tiles (pingpong).
   static constexpr int consumers = pingpong ? 2 : block_m / 64;
   /// Threads per block: the consumers and one producer warpgroup.
@@ -117,14 +121,18 @@ struct wgmma_policy {
   static_assert(block_k * element_bytes<Element> == 128,
                 "block_shape::k must span one 128-byte swizzle row: 64 16-bit elements or 32 floats");
   static_assert(stages >= 2 && stages <= 8, "wgmma_policy needs between 2 and 8 stages");
+  static_assert(cluster_m == 1 || cluster_m == 2, "ClusterM must be 1 or 2 (blocks per cluster along m)");
+  static_assert(cluster_m == 1 || !split, "3xTF32 tiles do not run in clusters: leave ClusterM 1");
   static_assert(shared_bytes <= 227 * 1024,
                 "the policy needs more shared memory than an H100/H200 block gets (227 KiB)");
 
-  /// A readable name such as "wgmma_bf16_b128x256x64_s4_c_f32" (or "wgmma_tf32_..." for float elements).
+  /// A readable name such as "wgmma_bf16_b128x256x64_s4_c_f32" (or "wgmma_tf32_..." for float elements; "_pingpong"
+  /// and "_cluster2" after the stages where they apply).
   static std::string name() {
-    return detail::policy_name("wgmma_%s_b%dx%dx%d_s%d%s_c_%s",
+    return detail::policy_name("wgmma_%s_b%dx%dx%d_s%d%s%s_c_%s",
                                split ? "tf32x3" : tf32 ? "tf32" : element_traits<Element>::tag, block_m, block_n,
-                               block_k, stages, pingpong ? "_pingpong" : "", element_traits<ElementC>::tag);
+                               block_k, stages, pingpong ? "_pingpong" : "", cluster_m > 1 ? "_cluster2" : "",
+                               element_traits<ElementC>::tag);
   }
 };
 
@@ -136,7 +144,8 @@ struct wgmma_partials {
   /// The partials' policy, or void.
   using type = std::conditional_t<Policy::split, void,
                                   wgmma_policy<block_shape<Policy::block_m, Policy::block_n, Policy::block_k>,
-                                               Policy::stages, typename Policy::element_a, float, Policy::math>>;
+                                               Policy::stages, typename Policy::element_a, float, Policy::math,
+                                               false, Policy::cluster_m>>;
 };
 template <>
 struct wgmma_partials<void> {
