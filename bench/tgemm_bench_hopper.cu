@@ -225,6 +225,7 @@ int main(int argc, char** argv) {
                                                 {8192, 8192, 8192},
                                                 {128, 4096, 4096},
                                                 {256, 4096, 4096},
+                                                {256, 2048, 4096},
                                                 {4096, 4096, 128}},
                                                reps);
     TGEMM_CHECK_CUBLAS(cublasDestroy(handle));
