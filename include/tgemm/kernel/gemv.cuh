@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "../arch/cluster.cuh"
 #include "../device/epilogue_terms.cuh"
 #include "../numeric.cuh"
 #include "../tuning/gemv.cuh"
@@ -118,17 +119,13 @@ __device__ __forceinline__ void load_x(const gemv_params<Element, Out, Acc, User
   }
 }
 
-/// Writes one sum: to the slice's partials, or alpha sum + beta C to C.
+/// Writes alpha sum + beta C (or, `fused`, the epilogue's value) to out(r, j) of `product`.
 template <class Element, class Out, class Acc, class User>
-__device__ __forceinline__ void store_sum(const gemv_params<Element, Out, Acc, User>& p, Out* out, int64_t r,
-                                          int64_t j, Acc sum) {
-  if (p.partials != nullptr) {
-    p.partials[int64_t(blockIdx.z) * p.slice_stride + r * p.out_row + j * p.out_col] = sum;
-    return;
-  }
+__device__ __forceinline__ void store_c(const gemv_params<Element, Out, Acc, User>& p, Out* out, int64_t r, int64_t j,
+                                        Acc sum, int64_t product) {
   Out* c = out + r * p.out_row + j * p.out_col;
-  if (p.fused) {  // a product's terms: blockIdx.z is the product here (unsplit launches)
-    const device::epilogue_terms_t<Out, Acc, User> t = p.terms.product(blockIdx.z);
+  if (p.fused) {
+    const device::epilogue_terms_t<Out, Acc, User> t = p.terms.product(product);
     const int64_t row = p.out_rows_are_r ? r : j, col = p.out_rows_are_r ? j : r;
     const bool read_c = p.beta != Acc(0);
     const Out old = !read_c ? zero<Out>() : t.source ? t.source[row + col * t.ld_source] : *c;
@@ -138,6 +135,39 @@ __device__ __forceinline__ void store_sum(const gemv_params<Element, Out, Acc, U
   Acc value = p.alpha * sum;
   if (p.beta != Acc(0)) value += p.beta * convert<Acc>(*c);
   *c = convert<Out>(value);
+}
+
+/// Writes one sum: to the slice's partials, or alpha sum + beta C to C.
+template <class Element, class Out, class Acc, class User>
+__device__ __forceinline__ void store_sum(const gemv_params<Element, Out, Acc, User>& p, Out* out, int64_t r,
+                                          int64_t j, Acc sum) {
+  if (p.partials != nullptr) {
+    p.partials[int64_t(blockIdx.z) * p.slice_stride + r * p.out_row + j * p.out_col] = sum;
+    return;
+  }
+  store_c(p, out, r, j, sum, blockIdx.z);  // unsplit launches: blockIdx.z is the product
+}
+
+/// gemv_along_n launched in clusters of all its slices (ClusterSlices): after every block of the cluster has written
+/// its slice's partial sums (the cluster barrier, whose release and acquire order them), block z of the cluster adds
+/// the slices of its share of the block's `columns` columns, in slice order as kernel::reduce_split_k does, and writes
+/// C: no second launch. sm_90 and newer only (clusters; the host launches it there
+/// only).
+template <class Element, class Out, class Acc, class User>
+__device__ __forceinline__ void reduce_cluster_slices(const gemv_params<Element, Out, Acc, User>& p, Out* out,
+                                                      int64_t first_column, int64_t columns) {
+  arch::cluster_sync();
+  const int slices = int(gridDim.z);
+  const int64_t share = (columns + slices - 1) / slices;
+  const int64_t begin = first_column + int64_t(blockIdx.z) * share;
+  for (int64_t i = threadIdx.x; i < share * p.rows; i += blockDim.x) {
+    const int64_t r = i / share, j = begin + i % share;
+    if (j >= p.cols || j >= first_column + columns) continue;
+    const Acc* partial = p.partials + r * p.out_row + j * p.out_col;
+    Acc sum = Acc(0);
+    for (int z = 0; z < slices; ++z) sum += partial[z * p.slice_stride];
+    store_c(p, out, r, j, sum, 0);
+  }
 }
 
 /// The k range of this block and the operands of its product (blockIdx.z: a slice of k, or a product of a batch).
@@ -252,9 +282,12 @@ __global__ void __launch_bounds__(gemv_threads) gemv_along_k(const gemv_params<E
 
 /// The product with matrix rows contiguous along the outputs: a thread owns one 16-byte vector of columns, the
 /// block's warps take interleaved rows l and add their sums through shared memory (grid: blocks of
-/// gemv_block_columns(false) columns; z: slices or products).
+/// gemv_block_columns(false) columns; z: slices or products). ClusterSlices (sm_90 and newer): launched in clusters
+/// of gridDim.z blocks along z, one cluster per block of columns, with p.partials and p.out both set: the slices' sums
+/// meet in C inside the launch (detail::reduce_cluster_slices).
 template <class Element, class Out, class Acc, int Rows, int Unroll = tuning::gemv_along_n_unroll,
-          bool Streaming = true, bool Staged = tuning::gemv_along_n_staged, class User = device::no_user_op>
+          bool Streaming = true, bool Staged = tuning::gemv_along_n_staged, class User = device::no_user_op,
+          bool ClusterSlices = false>
 __global__ void __launch_bounds__(gemv_threads) gemv_along_n(const gemv_params<Element, Out, Acc, User> p) {
   static_assert(Rows >= 1 && Rows <= gemv_max_rows, "a GEMV kernel serves 1 to gemv_max_rows vectors");
   constexpr int V = gemv_vector<Element>;
@@ -349,15 +382,24 @@ __global__ void __launch_bounds__(gemv_threads) gemv_along_n(const gemv_params<E
       }
     }
   }
-  if (warp != 0 || first >= p.cols) return;
+  const auto store = [&] {
 #pragma unroll
-  for (int r = 0; r < Rows; ++r) {
-    if (r >= p.rows) break;
+    for (int r = 0; r < Rows; ++r) {
+      if (r >= p.rows) break;
 #pragma unroll
-    for (int e = 0; e < V; ++e) {
-      if (first + e < p.cols) detail::store_sum(p, out, r, first + e, sum[r][e]);
+      for (int e = 0; e < V; ++e) {
+        if (first + e < p.cols) detail::store_sum(p, out, r, first + e, sum[r][e]);
+      }
     }
+  };
+  if constexpr (ClusterSlices) {  // the slice's partials, then the cluster's sum of them into C
+    if (warp == 0 && first < p.cols) store();
+    constexpr int64_t columns = gemv_block_columns<Element>(false);
+    detail::reduce_cluster_slices(p, out, block * columns, columns);
+    return;
   }
+  if (warp != 0 || first >= p.cols) return;
+  store();
 }
 
 }  // namespace tgemm::kernel
