@@ -4,7 +4,8 @@
 // each result checked against cuBLAS's. Prints a markdown table: TFLOP/s (median of CUDA-event timings), the
 // ratio to cuBLAS and the percentage of the H200's 989 TFLOP/s dense 16-bit peak.
 // Usage: tgemm_bench_hopper [--reps N] [--quick | --clusters]   (--quick: 4096^3 and 8192^3 only; --clusters: bf16
-// tiles alone and in clusters of two sharing B (wgmma_policy's ClusterM), each pair of rows one after the other)
+// tiles alone and in clusters of two sharing B (wgmma_policy's ClusterM), each pair of rows one after the other, then
+// the ping-pong tile with a fused bias + GELU alone and in pairs, alternating)
 #include <tgemm/gemm.cuh>
 #include <tgemm/host/launch_tma_wgmma.cuh>
 #include <tgemm/policy/wgmma_policy.cuh>
@@ -17,6 +18,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 #include <string>
 #include <tuple>
@@ -183,11 +185,79 @@ using pingpong = typename tgemm::tuning::tensorop_f16_sm90<T, TC>::wgmma_fused;
 template <class T, class TC>
 using pingpong_pair = tgemm::wgmma_policy<tgemm::block_shape<64, 256, 64>, 4, T, TC, tgemm::math_mode::strict, true, 2>;
 
+/// The ping-pong tile with a fused bias + GELU (tgemm::gemm()'s plan for the large fused problems), alone and in pairs,
+/// alternating twice, C = A^T B as the other rows: TFLOP/s of each run, and whether the pairs' C is the single blocks'
+/// bit for bit (a cluster changes where B's bytes come from, not the arithmetic).
+template <class T>
+void run_fused_pairs(shape s, int reps) {
+  const int64_t m = s.m, n = s.n, k = s.k;
+  std::mt19937 engine(unsigned(m * 13 + n));
+  std::normal_distribution<float> normal;
+  std::vector<T> a(static_cast<size_t>(k * m)), b(static_cast<size_t>(k * n)), bias(static_cast<size_t>(m));
+  for (auto& x : a) x = tgemm::convert<T>(normal(engine));
+  for (auto& x : b) x = tgemm::convert<T>(normal(engine));
+  for (auto& x : bias) x = tgemm::convert<T>(normal(engine));
+  T *d_a = nullptr, *d_b = nullptr, *d_bias = nullptr, *d_c[2] = {nullptr, nullptr};
+  TGEMM_CHECK_CUDA(cudaMalloc(&d_a, a.size() * sizeof(T)));
+  TGEMM_CHECK_CUDA(cudaMalloc(&d_b, b.size() * sizeof(T)));
+  TGEMM_CHECK_CUDA(cudaMalloc(&d_bias, bias.size() * sizeof(T)));
+  for (auto& c : d_c) TGEMM_CHECK_CUDA(cudaMalloc(&c, size_t(m * n) * sizeof(T)));
+  TGEMM_CHECK_CUDA(cudaMemcpy(d_a, a.data(), a.size() * sizeof(T), cudaMemcpyHostToDevice));
+  TGEMM_CHECK_CUDA(cudaMemcpy(d_b, b.data(), b.size() * sizeof(T), cudaMemcpyHostToDevice));
+  TGEMM_CHECK_CUDA(cudaMemcpy(d_bias, bias.data(), bias.size() * sizeof(T), cudaMemcpyHostToDevice));
+  tgemm::device::epilogue_terms<T, float> terms;
+  terms.row_bias = d_bias;
+  terms.act = tgemm::activation::gelu_tanh;
+  int device = 0, sms = 0;
+  TGEMM_CHECK_CUDA(cudaGetDevice(&device));
+  TGEMM_CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const auto launcher = [&](auto policy_tag, T* c) {
+    using kernels = tgemm::detail::wgmma_kernels<decltype(policy_tag)>;
+    if (kernels::template prepare<true>(tgemm::op::transpose, tgemm::op::none, device) != tgemm::status::success) {
+      std::fprintf(stderr, "prepare failed: %s\n", tgemm::last_error().message.c_str());
+      std::exit(1);
+    }
+    return [=] {
+      if (kernels::template launch<true>(tgemm::op::transpose, tgemm::op::none, m, n, k, 1.0f, d_a, k, d_b, k, 0.0f, c,
+                                         m, sms, 16, nullptr, device, tgemm::detail::batch_shape{},
+                                         terms) != tgemm::status::success) {
+        std::fprintf(stderr, "fused launch failed: %s\n", tgemm::last_error().message.c_str());
+        std::exit(1);
+      }
+    };
+  };
+  const auto single = launcher(pingpong<T, T>{}, d_c[0]);
+  const auto pair = launcher(pingpong_pair<T, T>{}, d_c[1]);
+  single();
+  pair();
+  TGEMM_CHECK_CUDA(cudaDeviceSynchronize());
+  std::vector<T> c0(static_cast<size_t>(m * n)), c1(c0.size());
+  TGEMM_CHECK_CUDA(cudaMemcpy(c0.data(), d_c[0], c0.size() * sizeof(T), cudaMemcpyDeviceToHost));
+  TGEMM_CHECK_CUDA(cudaMemcpy(c1.data(), d_c[1], c1.size() * sizeof(T), cudaMemcpyDeviceToHost));
+  const bool same = std::memcmp(c0.data(), c1.data(), c0.size() * sizeof(T)) == 0;
+  const double flops = 2.0 * double(m) * double(n) * double(k);
+  std::printf("| %s bias + GELU | %lld x %lld x %lld | ping-pong alone / in pairs, two rounds |", type_name<T>(),
+              (long long)m, (long long)n, (long long)k);
+  for (int round = 0; round < 2; ++round) {
+    const float t_single = tgemm::test::median_event_ms(single, reps, 200.0);
+    const float t_pair = tgemm::test::median_event_ms(pair, reps, 200.0);
+    std::printf(" %.1f / %.1f |", flops / (double(t_single) * 1e9), flops / (double(t_pair) * 1e9));
+  }
+  std::printf(" same bits: %s |\n", same ? "yes" : "NO");
+  TGEMM_CHECK_CUDA(cudaFree(d_a));
+  TGEMM_CHECK_CUDA(cudaFree(d_b));
+  TGEMM_CHECK_CUDA(cudaFree(d_bias));
+  for (T* c : d_c) TGEMM_CHECK_CUDA(cudaFree(c));
+}
+
 template <class T, class TC>
 void run_clusters(cublasHandle_t handle, const std::vector<shape>& shapes, int reps) {
   for (const shape& s : shapes) {
     run_shape<T, TC, wide<T, TC>, wide_pair<T, TC>, narrow<T, TC>, narrow_pair<T, TC>, pingpong<T, TC>,
               pingpong_pair<T, TC>>(handle, s, reps, false);
+  }
+  for (const shape& s : {shape{4096, 4096, 4096}, shape{8192, 8192, 8192}, shape{16384, 4096, 1024}}) {
+    run_fused_pairs<T>(s, reps);
   }
 }
 
