@@ -3,18 +3,20 @@
 // a few persistent clusters and the split-K kernel, against the float64 host loop: every op pair in both storage
 // orders (K-major and MN-major B, each block's half of it), tile rows odd in number (the last pair's second block lies
 // past C: it computes zeros and must store nothing, checked in C's padding), k = 0 and 1, beta != 0, 16-bit C through
-// TMA stores, the ping-pong and the one-consumer tiles, TF32. On a GPU that is not sm_90 the entry must say
-// unsupported_device, and the test checks that instead.
+// TMA stores, the ping-pong and the one-consumer tiles, TF32; and bit for bit against the same tile without clusters.
+// On a GPU that is not sm_90 the entry must say unsupported_device, and the test checks that instead.
 #include "wgmma_case.hpp"
 
 #include <string>
 #include <tuple>
+#include <vector>
 
 namespace {
 
 using tgemm::layout;
 using tgemm::op;
 using tgemm::status;
+using tgemm::test::device_buffer;
 using namespace tgemm::test::wgmma;
 
 template <class T, class TC = T>
@@ -30,6 +32,11 @@ using tf32_pair =
 
 using cluster_policies = std::tuple<wide_pair<__nv_bfloat16>, narrow_pair<__nv_bfloat16, float>,
                                     pingpong_pair<__half>, wide_pair<__half, float>>;
+
+/// The same tile as P, one block per cluster.
+template <class P>
+using alone_t = tgemm::wgmma_policy<tgemm::block_shape<P::block_m, P::block_n, P::block_k>, P::stages,
+                                    typename P::element_a, typename P::element_c, P::math, P::pingpong>;
 
 }  // namespace
 
@@ -96,4 +103,43 @@ TEST_CASE("TF32 Hopper kernel in clusters of two: B read along k, A either way",
     check_call<float, float>(call, r.order, r.a, r.b, 3000, 3000, 330, 1.0f, 0.0f);
   }
   check_call<float, float>(persistent, layout::col_major, op::none, op::none, 300, 700, 200, 1.0f, 0.0f);
+}
+
+TEMPLATE_LIST_TEST_CASE("Hopper kernel in clusters of two: the same C, bit for bit, as the same tile alone", "[wgmma]",
+                        cluster_policies) {
+  // A cluster changes where B's bytes come from, not the arithmetic: every element of C must match the tile's kernel
+  // without clusters exactly, odd numbers of tile rows and ragged edges included.
+  using T = typename TestType::element_a;
+  using TC = typename TestType::element_c;
+  using alone = alone_t<TestType>;
+  STATIC_REQUIRE(alone::cluster_m == 1);
+  const int64_t shapes[][3] = {{300, 513, 1000}, {1000, 1000, 64}, {129, 4096, 512}, {4096, 130, 72}};
+  for (const auto& ops : op_pairs) {
+    for (const auto& shape : shapes) {
+      const int64_t m = shape[0], n = shape[1], k = shape[2];
+      const int64_t lda = ops[0] == op::none ? m : k, ldb = ops[1] == op::none ? k : n;
+      const std::vector<float> ra = tgemm::test::random_values(lda * (ops[0] == op::none ? k : m));
+      const std::vector<float> rb = tgemm::test::random_values(ldb * (ops[1] == op::none ? n : k));
+      std::vector<T> a(ra.size()), b(rb.size());
+      for (size_t i = 0; i < a.size(); ++i) a[i] = tgemm::test::from_float<T>(ra[i]);
+      for (size_t i = 0; i < b.size(); ++i) b[i] = tgemm::test::from_float<T>(rb[i]);
+      device_buffer<T> d_a(a.size()), d_b(b.size());
+      d_a.upload(a);
+      d_b.upload(b);
+      const std::vector<TC> poison(static_cast<size_t>(m * n), tgemm::test::sentinel<TC>());
+      device_buffer<TC> c_alone(poison.size()), c_pair(poison.size());
+      c_alone.upload(poison);
+      c_pair.upload(poison);
+      INFO(to_string(ops[0]) << "/" << to_string(ops[1]) << ": m = " << m << ", n = " << n << ", k = " << k);
+      const status s_alone = tgemm::experimental::gemm_tma_wgmma<alone>(
+          layout::col_major, ops[0], ops[1], m, n, k, 1.0f, d_a.get(), lda, d_b.get(), ldb, 0.0f, c_alone.get(), m);
+      if (s_alone == status::unsupported_device && !is_sm90()) return;
+      REQUIRE(s_alone == status::success);
+      REQUIRE(tgemm::experimental::gemm_tma_wgmma<TestType>(layout::col_major, ops[0], ops[1], m, n, k, 1.0f, d_a.get(),
+                                                            lda, d_b.get(), ldb, 0.0f, c_pair.get(),
+                                                            m) == status::success);
+      TGEMM_CUDA_REQUIRE(cudaDeviceSynchronize());
+      CHECK(tgemm::test::differing_bits(c_alone.download(), c_pair.download()) == 0);
+    }
+  }
 }
