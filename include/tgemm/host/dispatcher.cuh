@@ -369,18 +369,31 @@ struct tuned_kernels {
     }
     values = tuning::values_for<Table>(facts.arch);
     const kernel_list& list = kernels();
+    // A kernel that takes an operand's layout at run time serves two or four op pairs, one entry each: it is prepared
+    // and its occupancy read once, at its first entry (`measured` keeps what that found).
+    constexpr int capacity = int(sizeof(list.entries) / sizeof(list.entries[0]));
+    kernel_type measured_kernel[capacity] = {};
+    int measured_blocks[capacity] = {};
+    int measured = 0;
     for (int i = 0; i < list.count; ++i) {
       const kernel_entry& k = list.entries[i];
       const tuning::policy_numbers& policy = values[k.slot];
-      char what[160];
-      std::snprintf(what, sizeof what, "preparing the %s kernel (policy %s)", tuning::to_string(k.slot),
-                    policy.name().c_str());
-      if (status s = prepare_kernel(k.kernel, device, policy.shared_bytes, what); s != status::success) return s;
-      if (k.padded) continue;  // a padded kernel has its plain twin's occupancy
-      int blocks = 0;
-      const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k.kernel, policy.threads,
-                                                                          size_t(policy.shared_bytes));
-      if (e != cudaSuccess) return fail_cuda(e, device, what);
+      int blocks = -1;
+      for (int j = 0; j < measured; ++j) {
+        if (measured_kernel[j] == k.kernel) blocks = measured_blocks[j];
+      }
+      if (blocks < 0) {
+        char what[160];
+        std::snprintf(what, sizeof what, "preparing the %s kernel (policy %s)", tuning::to_string(k.slot),
+                      policy.name().c_str());
+        if (status s = prepare_kernel(k.kernel, device, policy.shared_bytes, what); s != status::success) return s;
+        if (k.padded) continue;  // a padded kernel has its plain twin's occupancy
+        const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k.kernel, policy.threads,
+                                                                            size_t(policy.shared_bytes));
+        if (e != cudaSuccess) return fail_cuda(e, device, what);
+        measured_kernel[measured] = k.kernel, measured_blocks[measured] = blocks;
+        ++measured;
+      }
       for (int other = 0; other < tuning::slot_count; ++other) {  // every slot this kernel serves
         if (kernel_slot(tuning::slot(other)) == k.slot) {
           facts.resident_blocks[op_pair_index(k.op_a, k.op_b)][other] = blocks > 0 ? blocks : 1;
