@@ -149,10 +149,10 @@ __device__ __forceinline__ void store_sum(const gemv_params<Element, Out, Acc, U
 }
 
 /// gemv_along_n launched in clusters of all its slices (ClusterSlices): after every block of the cluster has written
-/// its slice's partial sums (the cluster barrier, whose release and acquire order them), block z of the cluster adds
-/// the slices of its share of the block's `columns` columns, in slice order as kernel::reduce_split_k does, and writes
-/// C: no second launch. sm_90 and newer only (clusters; the host launches it there
-/// only).
+/// its slice's partial sums (`partial`, compact: out(r, j) of slice z at z slice_stride + j rows + r; the cluster
+/// barrier, whose release and acquire order them), block z of the cluster adds the slices of its share of the block's
+/// `columns` columns, in slice order as kernel::reduce_split_k does, and writes C (out_row, out_col: C's strides): no
+/// second launch. sm_90 and newer only (clusters; the host launches it there only).
 template <class Element, class Out, class Acc, class User>
 __device__ __forceinline__ void reduce_cluster_slices(const gemv_params<Element, Out, Acc, User>& p, Out* out,
                                                       int64_t first_column, int64_t columns) {
@@ -163,7 +163,7 @@ __device__ __forceinline__ void reduce_cluster_slices(const gemv_params<Element,
   for (int64_t i = threadIdx.x; i < share * p.rows; i += blockDim.x) {
     const int64_t r = i / share, j = begin + i % share;
     if (j >= p.cols || j >= first_column + columns) continue;
-    const Acc* partial = p.partials + r * p.out_row + j * p.out_col;
+    const Acc* partial = p.partials + j * p.rows + r;
     Acc sum = Acc(0);
     for (int z = 0; z < slices; ++z) sum += partial[z * p.slice_stride];
     store_c(p, out, r, j, sum, 0);
@@ -283,8 +283,8 @@ __global__ void __launch_bounds__(gemv_threads) gemv_along_k(const gemv_params<E
 /// The product with matrix rows contiguous along the outputs: a thread owns one 16-byte vector of columns, the
 /// block's warps take interleaved rows l and add their sums through shared memory (grid: blocks of
 /// gemv_block_columns(false) columns; z: slices or products). ClusterSlices (sm_90 and newer): launched in clusters
-/// of gridDim.z blocks along z, one cluster per block of columns, with p.partials and p.out both set: the slices' sums
-/// meet in C inside the launch (detail::reduce_cluster_slices).
+/// of gridDim.z blocks along z, one cluster per block of columns, with p.partials (slice_stride at least rows x cols)
+/// and p.out both set: the slices' sums meet in C inside the launch (detail::reduce_cluster_slices).
 template <class Element, class Out, class Acc, int Rows, int Unroll = tuning::gemv_along_n_unroll,
           bool Streaming = true, bool Staged = tuning::gemv_along_n_staged, class User = device::no_user_op,
           bool ClusterSlices = false>
@@ -382,24 +382,31 @@ __global__ void __launch_bounds__(gemv_threads) gemv_along_n(const gemv_params<E
       }
     }
   }
-  const auto store = [&] {
+  if constexpr (ClusterSlices) {  // the slice's partials (compact), then the cluster's sum of them into C
+    if (warp == 0 && first < p.cols) {
+      Acc* partial = p.partials + int64_t(blockIdx.z) * p.slice_stride + first * p.rows;
 #pragma unroll
-    for (int r = 0; r < Rows; ++r) {
-      if (r >= p.rows) break;
+      for (int r = 0; r < Rows; ++r) {
+        if (r >= p.rows) break;
 #pragma unroll
-      for (int e = 0; e < V; ++e) {
-        if (first + e < p.cols) detail::store_sum(p, out, r, first + e, sum[r][e]);
+        for (int e = 0; e < V; ++e) {
+          if (first + e < p.cols) partial[e * p.rows + r] = sum[r][e];
+        }
       }
     }
-  };
-  if constexpr (ClusterSlices) {  // the slice's partials, then the cluster's sum of them into C
-    if (warp == 0 && first < p.cols) store();
     constexpr int64_t columns = gemv_block_columns<Element>(false);
     detail::reduce_cluster_slices(p, out, block * columns, columns);
     return;
   }
   if (warp != 0 || first >= p.cols) return;
-  store();
+#pragma unroll
+  for (int r = 0; r < Rows; ++r) {
+    if (r >= p.rows) break;
+#pragma unroll
+    for (int e = 0; e < V; ++e) {
+      if (first + e < p.cols) detail::store_sum(p, out, r, first + e, sum[r][e]);
+    }
+  }
 }
 
 }  // namespace tgemm::kernel
