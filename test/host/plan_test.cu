@@ -1197,6 +1197,38 @@ TEST_CASE("every batched plan writes each product's C once, in one grid or produ
   SUCCEED(checked << " batched plans checked");
 }
 
+TEST_CASE("GEMV plans on sm_90 whose slices meet in C inside the launch (clusters)", "[plan][gemv]") {
+  const op N = op::none, T = op::transpose;
+  // tuning::gemv_cluster_slices is 0 (never) until measured: the entry with a bound of 16 and of 4 instead.
+  tgemm::tuning::tuning_values values = tgemm::tuning::values_for<tgemm::tuning::default_chain>(900);
+  CHECK(values.gemv_cluster_slices == tgemm::tuning::gemv_cluster_slices);
+  CHECK(kinds_of(plan_for(shape(1, 8192, 8192, N, T), h200(), &values)) ==
+        (tgemm::tuning::gemv_cluster_slices >= 8 ? "gemm" : "gemm reduce"));
+  values.gemv_cluster_slices = 16;
+  // Along n, 64 blocks of 128 float columns split 8 ways: one launch in clusters of 8, compact float partials.
+  const plan p = plan_for(shape(1, 8192, 8192, N, T), h200(), &values);
+  CHECK(kinds_of(p) == "gemm");
+  CHECK(p.split_k);
+  const plan_step& g = p.steps[0];
+  CHECK(g.gemv_cluster);
+  CHECK_FALSE(g.gemv_along_k);
+  CHECK(g.slices == 8);
+  CHECK(g.to_workspace);
+  CHECK(g.slice_stride == 8192);
+  CHECK(p.workspace_bytes == size_t(8) * 8192 * sizeof(float));
+  CHECK(tgemm::detail::describe(p, &values, "float", 1, 8192, 8192).find("in clusters of its slices") !=
+        std::string::npos);
+  // One column of C (op(A)^T streamed along n) likewise.
+  CHECK(plan_for(shape(8192, 1, 8192, N, N), h200(), &values).steps[0].gemv_cluster);
+  // Not along k (its reduction stays a launch of its own), not with more slices than the bound, not before sm_90.
+  CHECK(kinds_of(plan_for(shape(1, 2048, 65536, N, N), h200(), &values)) == "gemm reduce");  // 128 blocks along k
+  values.gemv_cluster_slices = 4;
+  CHECK(kinds_of(plan_for(shape(1, 8192, 8192, N, T), h200(), &values)) == "gemm reduce");
+  tgemm::tuning::tuning_values ampere = tgemm::tuning::values_for<tgemm::tuning::default_chain>(800);
+  ampere.gemv_cluster_slices = 16;
+  CHECK(kinds_of(plan_for(shape(1, 8192, 8192, N, T), a100(), &ampere)) == "gemm reduce");
+}
+
 TEST_CASE("GEMV plans on an H200: one row or column of C streams the other operand once", "[plan][gemv]") {
   const device_facts f = h200();
   const op N = op::none, T = op::transpose;

@@ -179,7 +179,7 @@ status launch_steps(const plan& p, const canonical_call<Types>& call, std::byte*
                      b + (p.op_b == op::none ? s.col * ldb : s.col), ldb};
         C* const out = s.to_workspace ? reinterpret_cast<C*>(workspace + s.offset) : nullptr;
         g.workspace_out = s.to_workspace ? workspace + s.offset : nullptr;
-        if (s.to_workspace) {
+        if (s.to_workspace && !s.gemv_cluster) {  // a clustered GEMV writes its partials to the workspace and C
           g.output = {1, 0, out, s.ld_out};
         } else {
           g.output = {call.update.alpha, call.update.beta, call.update.c + s.row + s.col * call.update.ldc,

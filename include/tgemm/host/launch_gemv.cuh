@@ -24,8 +24,8 @@ struct gemv_kernels {
   using params = kernel::gemv_params<element, output, accumulator, typename Types::user_op>;
 
   /// The kernel of a step: along k or along n, for one vector (the plans send no more; see
-  /// simt_f32_thresholds::gemv).
-  template <bool AlongK>
+  /// simt_f32_thresholds::gemv); Clustered: the one along n whose slices meet in C inside its launch.
+  template <bool AlongK, bool Clustered = false>
   static constexpr auto kernel_for() {
     // The tuning's defaults spelled out, for the User argument after them.
     using user = typename Types::user_op;
@@ -34,12 +34,40 @@ struct gemv_kernels {
                                    tuning::gemv_along_k_unroll, true, user>;
     } else {
       return &kernel::gemv_along_n<element, output, accumulator, 1, tuning::gemv_along_n_unroll, true,
-                                   tuning::gemv_along_n_staged, user>;
+                                   tuning::gemv_along_n_staged, user, Clustered>;
     }
   }
 
-  /// Makes the step's kernel ready on the device.
+  /// Whether this build has the clustered kernel (compiled only while tuning::gemv_cluster_slices allows the plans to
+  /// choose it, so that callers do not pay for an unused kernel).
+  static constexpr bool has_clustered = tuning::gemv_cluster_slices > 0;
+
+  /// A plan step for the clustered kernel in a build without it: the planner makes none.
+  static status no_clustered_kernel(int device) {
+    return fail(status::cuda_error, cudaErrorInvalidDeviceFunction,
+                "internal error: a plan asks for the clustered GEMV kernel, which tuning::gemv_cluster_slices leaves "
+                "out of this build (device %d)",
+                device);
+  }
+
+  /// Makes the step's kernel ready on the device (the clustered one may form clusters of up to 16 blocks).
   static status prepare(const plan_step& s, int device) {
+    if (s.gemv_cluster) {
+      if constexpr (has_clustered) {
+        constexpr auto clustered = kernel_for<false, true>();
+        if (status st = prepare_kernel_once<clustered>(device, 0, "the clustered GEMV kernel"); st != status::success) {
+          return st;
+        }
+        if constexpr (tuning::gemv_cluster_slices > 8) {  // clusters of 9 to 16 blocks are non-portable
+          relaxed_capture_scope relaxed;  // no stream work: allowed inside a capture
+          const cudaError_t e = cudaFuncSetAttribute(clustered, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+          if (e != cudaSuccess) return fail_cuda(e, device, "allowing the clustered GEMV kernel 16 blocks");
+        }
+        return status::success;
+      } else {
+        return no_clustered_kernel(device);
+      }
+    }
     return s.gemv_along_k ? prepare_kernel_once<kernel_for<true>()>(device, 0, "the GEMV kernel")
                           : prepare_kernel_once<kernel_for<false>()>(device, 0, "the GEMV kernel");
   }
@@ -75,10 +103,25 @@ struct gemv_kernels {
     constexpr int vector = kernel::gemv_vector<element>;
     p.x_vector = p.x_k == 1 && reinterpret_cast<uintptr_t>(p.x) % 16 == 0 && p.x_row % vector == 0 &&
                  p.batch_x % vector == 0;
-    // C, or the slice's partial sums (partial (i, j) at i + j ld_out, like C's).
-    const int64_t ld = s.slices > 1 ? s.ld_out : g.output.ldc;
+    // C, or the slice's partial sums (partial (i, j) at i + j ld_out, like C's; clustered: compact, and C's strides).
+    const int64_t ld = s.slices > 1 && !s.gemv_cluster ? s.ld_out : g.output.ldc;
     p.out_row = s.gemv_few_rows ? 1 : ld;
     p.out_col = s.gemv_few_rows ? ld : 1;
+    if (s.gemv_cluster) {
+      if constexpr (has_clustered) {
+        p.partials = reinterpret_cast<accumulator*>(g.workspace_out);
+        p.slice_stride = s.slice_stride;
+        p.k_per_slice = s.k_per_slice;
+        p.out = g.output.c;
+        p.alpha = g.output.alpha, p.beta = g.output.beta;
+        p.fused = g.fused, p.terms = g.terms, p.out_rows_are_r = s.gemv_few_rows;
+        return launch_kernel_in_clusters(kernel_for<false, true>(), g.grid, dim3(kernel::gemv_threads), 0,
+                                         dim3(1, 1, unsigned(s.slices)), stream, device,
+                                         "launching the clustered GEMV kernel", p);
+      } else {
+        return no_clustered_kernel(device);
+      }
+    }
     if (s.slices > 1) {
       p.partials = reinterpret_cast<accumulator*>(g.workspace_out);
       p.slice_stride = s.slice_stride;

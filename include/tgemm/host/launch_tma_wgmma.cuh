@@ -249,7 +249,7 @@ struct wgmma_kernels {
           pairs = std::min({pairs, wanted, int64_t(active)});
         }
         return launch_kernel_in_clusters(function, dim3(unsigned(pairs * cluster)), dim3(Policy::threads),
-                                         Policy::shared_bytes, cluster, stream, device,
+                                         Policy::shared_bytes, dim3(cluster, 1, 1), stream, device,
                                          "launching the Hopper kernel in clusters", map_a, map_b, map_c, out,
                                          kernel::tma_wgmma_no_groups{});
       } else {

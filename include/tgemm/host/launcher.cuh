@@ -69,21 +69,21 @@ status prepare_kernel_once(int device, int shared_bytes, const What& what) {
   return status::success;
 }
 
-/// The launch configuration of launch_kernel(): with `cluster` > 1, blocks in clusters of that many along x (grid.x
-/// a multiple of it), through `attribute`, which must outlive the configuration's use.
-inline cudaLaunchConfig_t launch_config(dim3 grid, dim3 block, int shared_bytes, cudaStream_t stream, int cluster,
+/// The launch configuration of launch_kernel(): with a `cluster` of more than one block, blocks in clusters of that
+/// shape (each grid dimension a multiple of the cluster's), through `attribute`, which must outlive the configuration.
+inline cudaLaunchConfig_t launch_config(dim3 grid, dim3 block, int shared_bytes, cudaStream_t stream, dim3 cluster,
                                         cudaLaunchAttribute& attribute) {
   cudaLaunchConfig_t config{};
   config.gridDim = grid;
   config.blockDim = block;
   config.dynamicSmemBytes = size_t(shared_bytes);
   config.stream = stream;
-  if (cluster > 1) {
+  if (cluster.x * cluster.y * cluster.z > 1) {
     attribute = cudaLaunchAttribute{};
     attribute.id = cudaLaunchAttributeClusterDimension;
-    attribute.val.clusterDim.x = unsigned(cluster);
-    attribute.val.clusterDim.y = 1;
-    attribute.val.clusterDim.z = 1;
+    attribute.val.clusterDim.x = cluster.x;
+    attribute.val.clusterDim.y = cluster.y;
+    attribute.val.clusterDim.z = cluster.z;
     config.attrs = &attribute;
     config.numAttrs = 1;
   }
@@ -95,16 +95,16 @@ template <class... Parameters, class... Arguments>
 status launch_kernel(void (*kernel)(Parameters...), dim3 grid, dim3 block, int shared_bytes, cudaStream_t stream,
                      int device, const char* what, Arguments... arguments) {
   cudaLaunchAttribute unused{};
-  const cudaLaunchConfig_t config = launch_config(grid, block, shared_bytes, stream, 1, unused);
+  const cudaLaunchConfig_t config = launch_config(grid, block, shared_bytes, stream, dim3(1, 1, 1), unused);
   const cudaError_t error = cudaLaunchKernelEx(&config, kernel, arguments...);
   if (error == cudaSuccess) return status::success;
   return fail_cuda(error, device, what);
 }
 
-/// launch_kernel() with the blocks in clusters of `cluster` along x (grid.x a multiple of it): the blocks of a
-/// cluster run at once, on multiprocessors that reach each other's shared memory (arch/cluster.cuh).
+/// launch_kernel() with the blocks in clusters of shape `cluster` (each grid dimension a multiple of the cluster's): the
+/// blocks of a cluster run at once, on multiprocessors that reach each other's shared memory (arch/cluster.cuh).
 template <class... Parameters, class... Arguments>
-status launch_kernel_in_clusters(void (*kernel)(Parameters...), dim3 grid, dim3 block, int shared_bytes, int cluster,
+status launch_kernel_in_clusters(void (*kernel)(Parameters...), dim3 grid, dim3 block, int shared_bytes, dim3 cluster,
                                  cudaStream_t stream, int device, const char* what, Arguments... arguments) {
   cudaLaunchAttribute attribute{};
   const cudaLaunchConfig_t config = launch_config(grid, block, shared_bytes, stream, cluster, attribute);
@@ -131,7 +131,8 @@ status active_clusters(int device, dim3 block, int shared_bytes, int& clusters) 
   if (cached != nullptr && (clusters = cached->load(std::memory_order_relaxed)) > 0) return status::success;
   relaxed_capture_scope relaxed;
   cudaLaunchAttribute attribute{};
-  const cudaLaunchConfig_t config = launch_config(dim3(Cluster), block, shared_bytes, nullptr, Cluster, attribute);
+  const cudaLaunchConfig_t config =
+      launch_config(dim3(Cluster, 1, 1), block, shared_bytes, nullptr, dim3(Cluster, 1, 1), attribute);
   clusters = 0;
   if (const cudaError_t error = cudaOccupancyMaxActiveClusters(&clusters, Kernel, &config); error != cudaSuccess) {
     return fail_cuda(error, device, "reading how many clusters of the Hopper kernel run at once");

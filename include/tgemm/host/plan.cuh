@@ -61,6 +61,8 @@ struct plan_step {
                                ///< columns (op(B)^T the vectors, op(A)^T the matrix).
   bool gemv_along_k = false;   ///< GEMV: the matrix's lines are contiguous along k (kernel::gemv_along_k), else
                                ///< along its columns (kernel::gemv_along_n).
+  bool gemv_cluster = false;   ///< GEMV along n, split: launched in clusters of its slices, which sum their compact
+                               ///< partials (slice_stride = rows x cols) into C inside the launch (no reduce step).
   int tile_group = 0;       ///< sm_90a: tile rows per group of its tile order (grid_x: its persistent blocks).
   bool padded = false;      ///< The kernel's loads may read up to readable_m x readable_n (padded copies).
   int64_t readable_m = 0;   ///< Rows of op(A) the padded kernel may read.
@@ -823,6 +825,18 @@ class planner {
     g.slices = (k + g.k_per_slice - 1) / g.k_per_slice;
     out.split_k = true;
     g.to_workspace = true;
+    // On sm_90 and newer the slices of the kernel along n may meet in C inside its launch (clusters of the slices).
+    const int64_t kernel_rows = g.gemv_few_rows ? m : n;  // the vectors
+    if (!g.gemv_along_k && facts_.arch >= 900 && g.slices <= t_.gemv_cluster_slices) {
+      g.gemv_cluster = true;
+      g.ld_out = kernel_rows;  // compact partials: a slice's (vector r, output j) at j x vectors + r
+      g.slice_stride = m * n;
+      g.offset = 0;
+      use_scratch(size_t(g.slices * g.slice_stride) * size_t(partial_element_bytes()));
+      out.steps[out.step_count++] = g;
+      out.workspace_bytes = scratch_bytes_;
+      return status::success;
+    }
     g.float_partials = t_.float_partials;
     g.ld_out = round_up(m, 4);
     g.slice_stride = g.ld_out * n;

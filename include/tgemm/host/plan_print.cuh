@@ -83,7 +83,9 @@ inline std::string describe(const plan& p, const tuning::tuning_values* tuning, 
                         s.gemv_along_k ? "along k" : "along n",
                         s.gemv_few_rows ? "one row of C: op(B) streamed" : "one column of C: op(A) streamed",
                         (long long)s.rows, (long long)s.cols, (long long)s.tiles_m, (long long)s.slices, s.threads,
-                        s.slices > 1 ? ", partials to workspace" : "");
+                        s.gemv_cluster ? ", in clusters of its slices, which meet in C"
+                        : s.slices > 1 ? ", partials to workspace"
+                                       : "");
           break;
         }
         if (s.wgmma) {  // its grid: persistent blocks walking the tiles in groups of tile rows

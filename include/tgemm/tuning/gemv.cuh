@@ -21,5 +21,10 @@ inline constexpr int gemv_along_n_unroll = 16;
 inline constexpr bool gemv_along_n_staged = true;
 /// See gemv_along_n_staged.
 inline constexpr int gemv_along_n_stage = 4096;
+/// On sm_90 and newer, a GEMV along n split into at most this many k slices sums them inside its one launch (clusters
+/// of the slices: kernel::gemv_along_n's ClusterSlices) instead of a reduction launch after it; 0: never. 0 until
+/// measured against split + reduce (scratch probe of stop 54); at most 16 (clusters of more than 8 blocks are
+/// non-portable: the launcher allows them).
+inline constexpr int gemv_cluster_slices = 0;
 
 }  // namespace tgemm::tuning
