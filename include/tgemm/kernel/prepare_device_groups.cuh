@@ -19,7 +19,7 @@
 #include "../status.cuh"
 #include "../types.cuh"
 #include "gemm_indirect_kernel.cuh"
-#include "gemm_tma_wgmma.cuh"
+#include "tma_wgmma_arguments.cuh"
 
 namespace tgemm::kernel {
 
