@@ -28,7 +28,7 @@ template <class T>
 void run_case(int64_t cols, int64_t k, int slices, float alpha, float beta) {
   using params = tgemm::kernel::gemv_params<T, T, float>;
   constexpr int V = tgemm::kernel::gemv_vector<T>;
-  const int64_t ld = cols + 8, ldc = 3;
+  const int64_t ld = (cols + V - 1) / V * V + V, ldc = 3;  // padded, and whole 16-byte vectors as the plans send
   std::vector<T> matrix(static_cast<size_t>(k * ld)), x(static_cast<size_t>(k)), c(static_cast<size_t>(cols * ldc));
   const std::vector<float> rm = tgemm::test::random_values(int64_t(matrix.size()));
   const std::vector<float> rx = tgemm::test::random_values(k);

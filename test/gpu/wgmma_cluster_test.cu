@@ -117,7 +117,9 @@ TEMPLATE_LIST_TEST_CASE("Hopper kernel in clusters of two: the same C, bit for b
   for (const auto& ops : op_pairs) {
     for (const auto& shape : shapes) {
       const int64_t m = shape[0], n = shape[1], k = shape[2];
-      const int64_t lda = ops[0] == op::none ? m : k, ldb = ops[1] == op::none ? k : n;
+      // Leading dimensions padded to 16 bytes, as TMA needs (the extents themselves stay ragged).
+      const auto padded = [](int64_t x) { return (x + 7) / 8 * 8; };
+      const int64_t lda = padded(ops[0] == op::none ? m : k), ldb = padded(ops[1] == op::none ? k : n);
       const std::vector<float> ra = tgemm::test::random_values(lda * (ops[0] == op::none ? k : m));
       const std::vector<float> rb = tgemm::test::random_values(ldb * (ops[1] == op::none ? n : k));
       std::vector<T> a(ra.size()), b(rb.size());
