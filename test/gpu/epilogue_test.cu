@@ -139,6 +139,12 @@ void run_type_suite(tgemm::math_mode math) {
   column.m = 2500, column.n = 1, column.beta = 2, column.op_a = op::transpose;
   column.ep.row_bias = true, column.ep.row_scale = true, column.ep.separate_d = true;
   run(column);
+  // GEMV along n, k deep enough to split: on sm_90 the slices meet in C inside the launch (clusters), which applies
+  // the epilogue there.
+  batch_case deep_row = row;
+  deep_row.n = 3072, deep_row.k = 8192, deep_row.op_b = op::transpose, deep_row.beta = 0.5f;
+  deep_row.ep.separate_d = true;
+  run(deep_row);
   // k = 0 and alpha = 0: D = act(beta C + biases).
   batch_case empty_k;
   empty_k.m = 30, empty_k.n = 20, empty_k.k = 0, empty_k.beta = 1.5f;

@@ -27,12 +27,26 @@ batch_case aligned(batch_case c) {
   return c;
 }
 
-/// Runs c and checks that the GEMV kernels ran it (split or not, as `split`).
+/// The running device's compute capability (e.g. 900).
+int device_arch() {
+  int device = 0, arch = 0;
+  TGEMM_CUDA_REQUIRE(cudaGetDevice(&device));
+  TGEMM_CUDA_REQUIRE(tgemm::detail::read_compute_capability(device, arch));
+  return arch;
+}
+
+/// Runs c and checks that the GEMV kernels ran it (split or not, as `split`); a split along n on sm_90 and newer
+/// sums its slices inside the launch (clusters, tuning::gemv_cluster_slices), any other split in a reduction.
 template <class AB, class C>
 void run_gemv(const batch_case& c, bool split = false) {
   const tgemm::detail::plan p = run_batch<AB, C>(c);
   CHECK(p.gemv);
   CHECK(p.split_k == split);
+  if (split && p.step_count > 0) {
+    const tgemm::detail::plan_step& g = p.steps[0];
+    CHECK(g.gemv_cluster == (!g.gemv_along_k && device_arch() >= 900 && tgemm::tuning::gemv_cluster_slices > 1));
+    if (g.gemv_cluster) CHECK(g.slices <= tgemm::tuning::gemv_cluster_slices);
+  }
 }
 
 template <class AB, class C>
@@ -137,6 +151,9 @@ TEST_CASE("GEMV under compute-sanitizer: both kernels, both roles, split, batch"
   run_gemv<double, double>(aligned(c));
   c.m = 1, c.n = 96, c.k = 60001, c.op_a = op::none, c.op_b = op::none;
   run_gemv<float, float>(aligned(c), true);
+  c.op_b = op::transpose;  // along n: clusters of the slices on sm_90
+  run_gemv<__nv_bfloat16, __nv_bfloat16>(aligned(c), true);
+  c.op_b = op::none;
   c.count = 3, c.n = 520, c.k = 300;
   run_gemv<__half, float>(aligned(c));
 }

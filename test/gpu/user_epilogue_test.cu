@@ -122,6 +122,9 @@ void run_user_suite() {
   batch_case column = row;
   column.m = 2500, column.n = 1, column.beta = 2, column.op_a = op::transpose, column.order = layout::row_major;
   run(column);
+  batch_case deep_row = row;  // k split along n: on sm_90 the slices meet in C inside the launch (clusters)
+  deep_row.n = 3072, deep_row.k = 8192, deep_row.op_b = op::transpose, deep_row.beta = 0.5f;
+  run(deep_row);
   // k = 0: D = op(beta C + biases) from the C = beta C kernel.
   batch_case empty_k;
   empty_k.m = 30, empty_k.n = 20, empty_k.k = 0, empty_k.beta = 1.5f, empty_k.ep.row_bias = true;

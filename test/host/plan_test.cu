@@ -242,7 +242,12 @@ void check_plan_properties(const call_spec& c, const device_facts& f) {
       REQUIRE(s.slices <= tgemm::kernel::max_grid_y);
       if (s.slices > 1) REQUIRE(s.slices * s.k_per_slice >= c.k);
       if (s.slices > 1) REQUIRE((s.slices - 1) * s.k_per_slice < c.k);  // no empty slice
-      if (s.to_workspace) {
+      if (s.to_workspace && s.gemv_cluster) {  // compact partials in the workspace, then C inside the launch
+        REQUIRE(s.offset >= packed_end);
+        REQUIRE(s.offset % tgemm::detail::workspace_alignment == 0);
+        REQUIRE(s.slice_stride >= s.rows * s.cols);
+        REQUIRE(s.offset + size_t(s.slices * s.slice_stride) * sizeof(float) <= p.workspace_bytes);
+      } else if (s.to_workspace) {
         REQUIRE(s.offset >= packed_end);  // scratch never overlaps the copies
         REQUIRE(s.offset % tgemm::detail::workspace_alignment == 0);
         REQUIRE(s.ld_out >= s.rows);
@@ -413,7 +418,7 @@ namespace {
 
 /// The plan tgemm::gemm() makes for a 16-bit call (A, B of type T, C of type TC) on a device with these facts.
 template <class T, class TC>
-plan plan_16bit(const call_spec& c, const device_facts& f) {
+plan plan_16bit(const call_spec& c, const device_facts& f, const tgemm::tuning::tuning_values* given = nullptr) {
   tgemm::detail::canonical_call<tgemm::detail::gemm_types<T, T, TC, float>> call;
   const int64_t lda = c.lda ? c.lda : tight_ld(c.order, c.op_a, c.m, c.k);
   const int64_t ldb = c.ldb ? c.ldb : tight_ld(c.order, c.op_b, c.k, c.n);
@@ -424,7 +429,7 @@ plan plan_16bit(const call_spec& c, const device_facts& f) {
                                          reinterpret_cast<TC*>(uintptr_t(1) << 41) + c.offset_c, ldc,
                                          call, c.batch) == status::success);
   const tgemm::tuning::tuning_values values =
-      tgemm::tuning::values_for<typename tgemm::tuning::default_table<T, TC>::type>(f.arch);
+      given != nullptr ? *given : tgemm::tuning::values_for<typename tgemm::tuning::default_table<T, TC>::type>(f.arch);
   plan p;
   REQUIRE(tgemm::detail::make_plan(call, f, values, p) == status::success);
   INFO(tgemm::detail::describe(p, &values, tgemm::element_traits<TC>::name, call.problem.m, call.problem.n,
@@ -1199,13 +1204,12 @@ TEST_CASE("every batched plan writes each product's C once, in one grid or produ
 
 TEST_CASE("GEMV plans on sm_90 whose slices meet in C inside the launch (clusters)", "[plan][gemv]") {
   const op N = op::none, T = op::transpose;
-  // tuning::gemv_cluster_slices is 0 (never) until measured: the entry with a bound of 16 and of 4 instead.
   tgemm::tuning::tuning_values values = tgemm::tuning::values_for<tgemm::tuning::default_chain>(900);
   CHECK(values.gemv_cluster_slices == tgemm::tuning::gemv_cluster_slices);
-  CHECK(kinds_of(plan_for(shape(1, 8192, 8192, N, T), h200(), &values)) ==
-        (tgemm::tuning::gemv_cluster_slices >= 8 ? "gemm" : "gemm reduce"));
-  values.gemv_cluster_slices = 16;
+  STATIC_REQUIRE(tgemm::tuning::gemv_cluster_slices >= 2);
+  STATIC_REQUIRE(tgemm::tuning::gemv_cluster_slices <= 16);
   // Along n, 64 blocks of 128 float columns split 8 ways: one launch in clusters of 8, compact float partials.
+  values.gemv_cluster_slices = 16;
   const plan p = plan_for(shape(1, 8192, 8192, N, T), h200(), &values);
   CHECK(kinds_of(p) == "gemm");
   CHECK(p.split_k);
@@ -1220,9 +1224,24 @@ TEST_CASE("GEMV plans on sm_90 whose slices meet in C inside the launch (cluster
         std::string::npos);
   // One column of C (op(A)^T streamed along n) likewise.
   CHECK(plan_for(shape(8192, 1, 8192, N, N), h200(), &values).steps[0].gemv_cluster);
-  // Not along k (its reduction stays a launch of its own), not with more slices than the bound, not before sm_90.
-  CHECK(kinds_of(plan_for(shape(1, 2048, 65536, N, N), h200(), &values)) == "gemm reduce");  // 128 blocks along k
+  // The bound caps the slices: the split rule takes 15 for bf16's 32 blocks of 256 columns (8 for float's 64).
+  using bf16_table = tgemm::tuning::default_table<__nv_bfloat16, __nv_bfloat16>::type;
+  tgemm::tuning::tuning_values values16 = tgemm::tuning::values_for<bf16_table>(900);
+  values16.gemv_cluster_slices = 16;
+  CHECK(plan_16bit<__nv_bfloat16, __nv_bfloat16>(shape(1, 8192, 8192, N, T), h200(), &values16).steps[0].slices == 15);
   values.gemv_cluster_slices = 4;
+  const plan capped = plan_for(shape(1, 8192, 8192, N, T), h200(), &values);
+  CHECK(kinds_of(capped) == "gemm");
+  CHECK(capped.steps[0].gemv_cluster);
+  CHECK(capped.steps[0].slices == 4);
+  CHECK(capped.workspace_bytes == size_t(4) * 8192 * sizeof(float));
+  // The tuning table's own bound.
+  const plan tuned = plan_16bit<__nv_bfloat16, __nv_bfloat16>(shape(1, 8192, 8192, N, T), h200());
+  CHECK(kinds_of(tuned) == "gemm");
+  CHECK(tuned.steps[0].slices == std::min<int64_t>(15, tgemm::tuning::gemv_cluster_slices));
+  // Not along k (its reduction stays a launch of its own), not with a bound of 0 or 1, not before sm_90.
+  CHECK(kinds_of(plan_for(shape(1, 2048, 65536, N, N), h200(), &values)) == "gemm reduce");  // 128 blocks along k
+  values.gemv_cluster_slices = 0;
   CHECK(kinds_of(plan_for(shape(1, 8192, 8192, N, T), h200(), &values)) == "gemm reduce");
   tgemm::tuning::tuning_values ampere = tgemm::tuning::values_for<tgemm::tuning::default_chain>(800);
   ampere.gemv_cluster_slices = 16;
@@ -1265,8 +1284,15 @@ TEST_CASE("GEMV plans on an H200: one row or column of C streams the other opera
     if (few) {
       CHECK(g.k_per_slice >= values.gemv_min_slice_k);
       CHECK(g.k_per_slice % 4 == 0);  // slices start on whole 16-byte vectors
-      CHECK(double(g.tiles_m * g.slices) >= per_sm * 132 * 0.8);
-      CHECK(kinds_of(p) == "gemm reduce");
+      // Along n on sm_90 the slices (at most gemv_cluster_slices) meet in C inside the launch: no reduction.
+      const bool clustered = !r.along_k && values.gemv_cluster_slices > 1;
+      CHECK(g.gemv_cluster == clustered);
+      if (clustered) {
+        CHECK(g.slices <= values.gemv_cluster_slices);
+      } else {
+        CHECK(double(g.tiles_m * g.slices) >= per_sm * 132 * 0.8);
+      }
+      CHECK(kinds_of(p) == (clustered ? "gemm" : "gemm reduce"));
     } else {
       CHECK(kinds_of(p) == "gemm");
     }

@@ -791,7 +791,8 @@ class planner {
   /// The GEMV plan: one kernel over the many columns (rows) of C, the batch in its grid; when its blocks would
   /// leave the GPU idle (fewer than the kernel's gemv_along_k_min_blocks or gemv_along_n_min_blocks per
   /// multiprocessor, the whole batch counted) and k is deep, k splits into slices of at least gemv_min_slice_k
-  /// (unscaled partial sums, then the reduction), and a batch runs product by product.
+  /// (unscaled partial sums, then the reduction; on sm_90 and newer, along n, at most gemv_cluster_slices slices
+  /// summed inside the launch), and a batch runs product by product.
   status plan_gemv(plan& out) {
     const int64_t m = call_.problem.m, n = call_.problem.n, k = call_.problem.k;
     plan_step g;
@@ -815,6 +816,10 @@ class planner {
       const int64_t partial_bytes = round_up(m, 4) * n * partial_element_bytes();
       while (slices > 1 && slices * partial_bytes > t_.max_partials_bytes) slices /= 2;
     }
+    // On sm_90 and newer the slices of the kernel along n meet in C inside its launch (clusters of the slices), at
+    // most gemv_cluster_slices of them: fewer slices without the reduction launch ran faster than more with it.
+    const bool clustered = !g.gemv_along_k && facts_.arch >= 900 && t_.gemv_cluster_slices > 1;
+    if (clustered) slices = std::min<int64_t>(slices, t_.gemv_cluster_slices);
     if (slices <= 1) {
       out.batch_in_grid = products > 1;
       out.steps[out.step_count++] = g;
@@ -825,9 +830,8 @@ class planner {
     g.slices = (k + g.k_per_slice - 1) / g.k_per_slice;
     out.split_k = true;
     g.to_workspace = true;
-    // On sm_90 and newer the slices of the kernel along n may meet in C inside its launch (clusters of the slices).
     const int64_t kernel_rows = g.gemv_few_rows ? m : n;  // the vectors
-    if (!g.gemv_along_k && facts_.arch >= 900 && g.slices <= t_.gemv_cluster_slices) {
+    if (clustered) {
       g.gemv_cluster = true;
       g.ld_out = kernel_rows;  // compact partials: a slice's (vector r, output j) at j x vectors + r
       g.slice_stride = m * n;
