@@ -1229,6 +1229,13 @@ TEST_CASE("GEMV plans on sm_90 whose slices meet in C inside the launch (cluster
   tgemm::tuning::tuning_values values16 = tgemm::tuning::values_for<bf16_table>(900);
   values16.gemv_cluster_slices = 16;
   CHECK(plan_16bit<__nv_bfloat16, __nv_bfloat16>(shape(1, 8192, 8192, N, T), h200(), &values16).steps[0].slices == 15);
+  // A bound past the largest cluster (16 blocks, kernel::gemv_max_cluster_slices) is held to it: 16 blocks of 256
+  // columns would take 29 slices of 128.
+  values16.gemv_cluster_slices = 64;
+  values16.gemv_min_slice_k = 128;
+  const plan held = plan_16bit<__nv_bfloat16, __nv_bfloat16>(shape(1, 4096, 4096, N, T), h200(), &values16);
+  CHECK(held.steps[0].gemv_cluster);
+  CHECK(held.steps[0].slices == tgemm::kernel::gemv_max_cluster_slices);
   values.gemv_cluster_slices = 4;
   const plan capped = plan_for(shape(1, 8192, 8192, N, T), h200(), &values);
   CHECK(kinds_of(capped) == "gemm");

@@ -41,6 +41,8 @@ struct gemv_kernels {
   /// Whether this build has the clustered kernel (compiled only while tuning::gemv_cluster_slices allows the plans to
   /// choose it, so that callers do not pay for an unused kernel).
   static constexpr bool has_clustered = tuning::gemv_cluster_slices > 0;
+  static_assert(tuning::gemv_cluster_slices <= kernel::gemv_max_cluster_slices,
+                "tuning::gemv_cluster_slices is more than the 16 blocks of the largest cluster");
 
   /// A plan step for the clustered kernel in a build without it: the planner makes none.
   static status no_clustered_kernel(int device) {
@@ -58,7 +60,7 @@ struct gemv_kernels {
         if (status st = prepare_kernel_once<clustered>(device, 0, "the clustered GEMV kernel"); st != status::success) {
           return st;
         }
-        if constexpr (tuning::gemv_cluster_slices > 8) {  // clusters of 9 to 16 blocks are non-portable
+        if (s.slices > kernel::portable_cluster_blocks) {  // clusters of 9 to 16 blocks are non-portable
           relaxed_capture_scope relaxed;  // no stream work: allowed inside a capture
           const cudaError_t e = cudaFuncSetAttribute(clustered, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
           if (e != cudaSuccess) return fail_cuda(e, device, "allowing the clustered GEMV kernel 16 blocks");

@@ -819,7 +819,9 @@ class planner {
     // On sm_90 and newer the slices of the kernel along n meet in C inside its launch (clusters of the slices), at
     // most gemv_cluster_slices of them: fewer slices without the reduction launch ran faster than more with it.
     const bool clustered = !g.gemv_along_k && facts_.arch >= 900 && t_.gemv_cluster_slices > 1;
-    if (clustered) slices = std::min<int64_t>(slices, t_.gemv_cluster_slices);
+    if (clustered) {
+      slices = std::min<int64_t>(slices, std::min<int64_t>(t_.gemv_cluster_slices, kernel::gemv_max_cluster_slices));
+    }
     if (slices <= 1) {
       out.batch_in_grid = products > 1;
       out.steps[out.step_count++] = g;

@@ -36,6 +36,11 @@ inline constexpr int gemv_threads = 256;
 inline constexpr int gemv_warps = gemv_threads / 32;
 /// The most vectors one launch takes (tgemm::gemm() sends one: see simt_f32_thresholds::gemv).
 inline constexpr int gemv_max_rows = 8;
+/// The most slices gemv_along_n sums in one cluster (ClusterSlices): the largest cluster sm_90 forms (more than 8
+/// blocks only with cudaFuncAttributeNonPortableClusterSizeAllowed).
+inline constexpr int gemv_max_cluster_slices = 16;
+/// The most blocks of a portable cluster.
+inline constexpr int portable_cluster_blocks = 8;
 
 /// Elements of one 16-byte load.
 template <class Element>
