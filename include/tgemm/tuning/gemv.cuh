@@ -24,10 +24,11 @@ inline constexpr int gemv_along_n_stage = 4096;
 /// On sm_90 and newer, a GEMV along n that splits k takes at most this many slices and sums them inside its one
 /// launch (clusters of the slices: kernel::gemv_along_n's ClusterSlices) instead of a reduction launch after it;
 /// 0: never (the clustered kernel is then not compiled). At most 16 (clusters of more than 8 blocks are non-portable:
-/// the launcher allows them). On an H100 (scratch probe, stop 56), 1 x 8192 x 8192 NT: bf16 in 8 clustered slices
-/// 0.0498 ms against 0.0526 split in 8 + reduce and 0.0532 in the 15 the split rule picks (cuBLAS 0.0478), float
-/// 0.0913 against 0.0926; 1 x 4096 x 4096 NT float 0.0272 against 0.0292, fp16 0.0146 against 0.0155, bf16 0.0149
-/// against 0.0145; 12 and 16 clustered slices ran no faster than 8.
+/// the launcher allows them). On an H100 (bench/gemv_cluster_probe.cu, 6a95ffc), 1 x 8192 x 8192 NT: bf16 in 8
+/// clustered slices 0.0498 ms against 0.0526 split in 8 + reduce and 0.0532 in the 15 the split rule picks (cuBLAS
+/// 0.0478), float 0.0913 against 0.0926, where 12 and 16 clustered slices ran no faster than 8; 1 x 4096 x 4096 NT
+/// (8 slices: gemv_min_slice_k) float 0.0272 against 0.0292, fp16 0.0146 against 0.0155, bf16 0.0149 against 0.0145,
+/// but 16-bit in 16 clustered slices 0.0116 (cuBLAS 0.0101): the rule for more slices is still to be measured.
 inline constexpr int gemv_cluster_slices = 8;
 
 }  // namespace tgemm::tuning

@@ -144,7 +144,8 @@ struct tensorop_f16_sm90 : tensorop_f16_sm80<Element, ElementC> {
   using wgmma = wgmma_policy<block_shape<128, 256, 64>, 4, Element, ElementC>;
   /// Problems too small to fill the GPU with those tiles: 64 x 128 x 64 tiles (one consumer warpgroup) in eight
   /// stages, unsplit (see simt_f32_thresholds::wgmma_small). Alone, not in clusters of two (ClusterM = 2, B
-  /// multicast): pairs ran 4-23 % slower on an H100, 128 x 4096 x 4096 203 -> 166 TFLOP/s (docs/performance.md).
+  /// multicast): pairs ran 4-23 % slower on an H100 (3 % faster at 8192^3 only), 128 x 4096 x 4096 203 -> 166
+  /// TFLOP/s (docs/performance.md).
   using wgmma_small = wgmma_policy<block_shape<64, 128, 64>, 8, Element, ElementC>;
   /// With a fused epilogue: ping-pong consumers on 64 x 256 tiles (one's epilogue runs while the other's wgmmas do),
   /// where the cooperative 128 x 256 tile leaves the tensor cores idle through its epilogue. On an H200
