@@ -91,11 +91,13 @@ void run(cublasHandle_t handle, int64_t n) {
   using params = tgemm::kernel::gemv_params<T, T, float>;
   constexpr auto kernel = &tgemm::kernel::gemv_along_n<T, T, float, 1>;
   constexpr int V = tgemm::kernel::gemv_vector<T>;
-  const int64_t blocks = (n + tgemm::kernel::gemv_block_columns<T>(false) - 1) / tgemm::kernel::gemv_block_columns<T>(false);
+  constexpr int64_t columns = tgemm::kernel::gemv_block_columns<T>(false);
+  const int64_t blocks = (n + columns - 1) / columns;
   const double bytes = double(n) * double(k) * sizeof(T);
   std::printf("%s 1 x %lld x %lld NT: cuBLAS %.4f ms (%.2f TB/s); %lld column blocks\n", name_of<T>(), (long long)n,
               (long long)k, t_cublas, bytes / t_cublas / 1e9, (long long)blocks);
-  std::printf("| slices | blocks | kernel ms | + reduce ms | TB/s | vs cuBLAS | max diff |\n|---|---|---|---|---|---|---|\n");
+  std::printf("| slices | blocks | kernel ms | + reduce ms | TB/s | vs cuBLAS | max diff |\n"
+              "|---|---|---|---|---|---|---|\n");
   for (int s : {1, 4, 8, 11, 12, 13, 15, 16, 20, 24, 32, 33, 48, 64}) {
     params p{};
     p.matrix = b, p.ld = n, p.x = a, p.x_row = 1, p.x_k = 1, p.x_vector = true;

@@ -236,8 +236,8 @@ TEST_CASE("a benchmark's tuning hook: calls are planned with the values it leave
 TEST_CASE("a tuning hook's GEMV split in clusters of more than 8 slices (non-portable clusters)",
           "[gpu][tuning_hook]") {
   // One column of C, A streamed along its 4096 rows (32 blocks): slices of at least 128, at most 16 by the hook's
-  // bound, make clusters of 9 to 16 blocks on sm_90 (15 with 132 multiprocessors), which the launcher allows at run
-  // time (the table's bound is 8).
+  // bound, make clusters of 9 to 16 blocks on an sm_90 GPU (15 with 132 multiprocessors), which the launcher allows
+  // at run time (the table's bound is 8).
   operands o(make_case(4096, 1, 4096));
   detail::record_plans plans;
   detail::tuning_hook() = [](tuning::tuning_values& values, const char*, const char*) {
@@ -253,10 +253,7 @@ TEST_CASE("a tuning hook's GEMV split in clusters of more than 8 slices (non-por
   const detail::plan& p = plans.last();
   REQUIRE(p.gemv);
   CHECK(p.split_k);
-  int device = 0, arch = 0;
-  TGEMM_CUDA_REQUIRE(cudaGetDevice(&device));
-  TGEMM_CUDA_REQUIRE(detail::read_compute_capability(device, arch));
-  if (arch >= 900) {
+  if (runs_sm90a_kernels()) {
     CHECK(p.steps[0].gemv_cluster);
     CHECK(p.steps[0].slices > tgemm::kernel::portable_cluster_blocks);
   }

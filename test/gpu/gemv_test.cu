@@ -27,16 +27,9 @@ batch_case aligned(batch_case c) {
   return c;
 }
 
-/// The running device's compute capability (e.g. 900).
-int device_arch() {
-  int device = 0, arch = 0;
-  TGEMM_CUDA_REQUIRE(cudaGetDevice(&device));
-  TGEMM_CUDA_REQUIRE(tgemm::detail::read_compute_capability(device, arch));
-  return arch;
-}
-
-/// Runs c and checks that the GEMV kernels ran it (split or not, as `split`); a split along n on sm_90 and newer
-/// sums its slices inside the launch (clusters, tuning::gemv_cluster_slices), any other split in a reduction.
+/// Runs c and checks that the GEMV kernels ran it (split or not, as `split`); a split along n on an sm_90 GPU (the
+/// tests' sm_90a image) sums its slices inside the launch (clusters, tuning::gemv_cluster_slices), any other split
+/// in a reduction.
 template <class AB, class C>
 void run_gemv(const batch_case& c, bool split = false) {
   const tgemm::detail::plan p = run_batch<AB, C>(c);
@@ -44,7 +37,7 @@ void run_gemv(const batch_case& c, bool split = false) {
   CHECK(p.split_k == split);
   if (split && p.step_count > 0) {
     const tgemm::detail::plan_step& g = p.steps[0];
-    CHECK(g.gemv_cluster == (!g.gemv_along_k && device_arch() >= 900 && tgemm::tuning::gemv_cluster_slices > 1));
+    CHECK(g.gemv_cluster == (!g.gemv_along_k && runs_sm90a_kernels() && tgemm::tuning::gemv_cluster_slices > 1));
     if (g.gemv_cluster) CHECK(g.slices <= tgemm::tuning::gemv_cluster_slices);
   }
 }
