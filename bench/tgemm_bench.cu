@@ -81,7 +81,7 @@ void make_workspace(const shape& s, size_t l2_bytes, workspace& w) {
   const size_t b = size_t(w.ldb * stored_lines(s.order, s.op_b, s.k, s.n));
   const size_t c = size_t(w.ldc * stored_lines(s.order, op::none, s.m, s.n));
   const size_t bytes = (a + b + c) * sizeof(float);
-  const int copies = int(std::min<size_t>(16, std::max<size_t>(1, (2 * l2_bytes + bytes - 1) / bytes)));
+  const int copies = tgemm::test::rotation_sets(bytes, l2_bytes, 16);
   static uint64_t seed = tgemm::test::run_seed();  // printed, so a run's inputs can be generated again
   for (int i = 0; i < copies; ++i) {
     operands o;

@@ -147,7 +147,7 @@ void run_type(const type_info& info, size_t l2_bytes, int reps, std::ofstream& c
     const size_t a_count = size_t(s.count * s.m * s.k), b_count = size_t(s.count * s.k * s.n);
     const size_t c_count = size_t(s.count * s.m * s.n);
     const size_t bytes = (a_count + b_count + c_count) * sizeof(T);
-    const int sets = int(std::min<size_t>(max_sets, 2 * l2_bytes / bytes + 1));
+    const int sets = tgemm::test::rotation_sets(bytes, l2_bytes, max_sets);
     std::vector<operand_set<T>> operands =
         tgemm::bench::make_operand_sets<T>(s.m, s.n, s.k, s.count, sets, pointer_api, 20261202);
     // Correctness against cuBLAS on set 0.

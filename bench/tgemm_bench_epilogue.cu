@@ -146,7 +146,7 @@ void run_shapes(cublasLtHandle_t handle, int l2, int reps, std::ofstream& csv,
   for (const auto& s : shapes) {
     const int64_t m = s[0], n = s[1], k = s[2];
     const size_t set_bytes = size_t(m * k + k * n) * sizeof(T);
-    const int sets = int(std::min<size_t>(max_sets, std::max<size_t>(1, 2 * size_t(l2) / set_bytes + 1)));
+    const int sets = tgemm::test::rotation_sets(set_bytes, size_t(l2), max_sets);
     const std::vector<T> ha = normal_values<T>(size_t(m * k), 1), hb = normal_values<T>(size_t(k * n), 2);
     const std::vector<T> hbias = normal_values<T>(size_t(m), 3);
     std::vector<T*> a(sets), b(sets);

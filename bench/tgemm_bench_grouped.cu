@@ -57,7 +57,7 @@ void run_case(cublasHandle_t handle, const char* name, const std::vector<int>& m
   size_t set_bytes = 0;
   double flops = 0;
   for (int m : ms) set_bytes += size_t(m) * k * 2 + size_t(k) * n * 2, flops += 2.0 * m * double(n) * k;
-  const int sets = int(std::min<size_t>(max_sets, std::max<size_t>(1, 2 * size_t(l2) / set_bytes + 1)));
+  const int sets = tgemm::test::rotation_sets(set_bytes, size_t(l2), max_sets);
   std::vector<expert_set> operands(static_cast<size_t>(sets));
   for (int s = 0; s < sets; ++s) {
     for (int e = 0; e < experts; ++e) {

@@ -24,6 +24,7 @@
 #include "check_cuda.hpp"
 #include "download.hpp"
 #include "element_values.hpp"
+#include "timing.hpp"
 
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
@@ -169,7 +170,7 @@ void run_shape(const shape& s, const char* type, double peak_tflops, size_t l2_b
   const size_t a_count = size_t(s.count * s.m * s.k), b_count = size_t(s.count * s.k * s.n);
   const size_t c_count = size_t(s.count * s.m * s.n);
   const size_t bytes = (a_count + b_count + c_count) * sizeof(T);
-  const int sets = int(std::min<size_t>(8, 2 * l2_bytes / bytes + 1));
+  const int sets = tgemm::test::rotation_sets(bytes, l2_bytes, 8);
   std::vector<operand_set<T>> operands =
       tgemm::bench::make_operand_sets<T>(s.m, s.n, s.k, s.count, sets, s.pointers, 20261205);
   const int implementations = int(variants.size()) + 1;  // 0: cuBLAS, then the variants

@@ -140,7 +140,7 @@ struct operands {
   }
 };
 
-/// Allocates and fills enough operand sets for `s` that their bytes exceed twice the L2 (1 to max_sets sets).
+/// Allocates and fills the operand sets for `s` that tgemm::test::rotation_sets() asks for (2 to max_sets).
 template <class T, class TC>
 void make_operands(const shape& s, size_t l2_bytes, operands<T, TC>& w) {
   w.lda = leading(s.order, s.op_a, s.m, s.k);
@@ -148,7 +148,7 @@ void make_operands(const shape& s, size_t l2_bytes, operands<T, TC>& w) {
   w.ldc = leading(s.order, op::none, s.m, s.n);
   w.a_count = size_t(s.m * s.k), w.b_count = size_t(s.k * s.n), w.c_count = size_t(s.m * s.n);  // ld == extent
   const size_t bytes = (w.a_count + w.b_count) * sizeof(T) + w.c_count * sizeof(TC);
-  const int sets = int(std::min<size_t>(max_sets, 2 * l2_bytes / bytes + 1));
+  const int sets = tgemm::test::rotation_sets(bytes, l2_bytes, max_sets);
   const std::vector<T>& pool = normal_pool<T>(w.a_count + w.b_count);
   for (int i = 0; i < sets; ++i) {
     typename operands<T, TC>::set o;

@@ -40,6 +40,16 @@ float median_event_ms(Launch&& launch, int reps, double budget_ms) {
   return times[times.size() / 2];
 }
 
+/// How many operand sets a benchmark rotates through (each call on the next set): enough that one pass over them
+/// exceeds twice the L2 (`l2_bytes`), so no call finds its operands left in the L2 by earlier calls, and never fewer
+/// than two, even for a set larger than the L2: with one set, a call reads the L2's leftovers of the call before it,
+/// which favours a memory-bound kernel that reads in the opposite order to its predecessor (1 x 8192 x 8192 bf16 GEMV,
+/// H100: the same plan ran 0.0457 ms after cuBLAS and 0.0524 ms after another tgemm variant). At most max_sets.
+inline int rotation_sets(size_t set_bytes, size_t l2_bytes, int max_sets) {
+  const size_t wanted = (2 * l2_bytes) / (set_bytes > 0 ? set_bytes : 1) + 1;
+  return int(std::min<size_t>(size_t(max_sets), std::max<size_t>(2, wanted)));
+}
+
 /// The median of `v` (its upper middle element for an even count).
 inline double median_of(std::vector<float> v) {
   std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
