@@ -43,6 +43,8 @@ struct gemv_kernels {
   static constexpr bool has_clustered = tuning::gemv_cluster_slices > 0;
   static_assert(tuning::gemv_cluster_slices <= kernel::gemv_max_cluster_slices,
                 "tuning::gemv_cluster_slices is more than the 16 blocks of the largest cluster");
+  static_assert(tuning::gemv_wide_cluster_slices <= kernel::gemv_max_cluster_slices,
+                "tuning::gemv_wide_cluster_slices is more than the 16 blocks of the largest cluster");
 
   /// A plan step for the clustered kernel in a build without it: the planner makes none.
   static status no_clustered_kernel(int device) {

@@ -791,8 +791,8 @@ class planner {
   /// The GEMV plan: one kernel over the many columns (rows) of C, the batch in its grid; when its blocks would
   /// leave the GPU idle (fewer than the kernel's gemv_along_k_min_blocks or gemv_along_n_min_blocks per
   /// multiprocessor, the whole batch counted) and k is deep, k splits into slices of at least gemv_min_slice_k
-  /// (unscaled partial sums, then the reduction; on sm_90 and newer, along n, at most gemv_cluster_slices slices
-  /// summed inside the launch), and a batch runs product by product.
+  /// (unscaled partial sums, then the reduction; on sm_90 and newer, along n, at most gemv_cluster_slices slices, or
+  /// gemv_wide_cluster_slices for a narrow matrix, summed inside the launch), and a batch runs product by product.
   status plan_gemv(plan& out) {
     const int64_t m = call_.problem.m, n = call_.problem.n, k = call_.problem.k;
     plan_step g;
@@ -817,10 +817,13 @@ class planner {
       while (slices > 1 && slices * partial_bytes > t_.max_partials_bytes) slices /= 2;
     }
     // On sm_90 and newer the slices of the kernel along n meet in C inside its launch (clusters of the slices), at
-    // most gemv_cluster_slices of them: fewer slices without the reduction launch ran faster than more with it.
+    // most gemv_cluster_slices of them (fewer slices without the reduction launch ran faster than more with it), or
+    // gemv_wide_cluster_slices where that many would leave multiprocessors without a block.
     const bool clustered = !g.gemv_along_k && facts_.arch >= 900 && t_.gemv_cluster_slices > 1;
     if (clustered) {
-      slices = std::min<int64_t>(slices, std::min<int64_t>(t_.gemv_cluster_slices, kernel::gemv_max_cluster_slices));
+      int64_t bound = t_.gemv_cluster_slices;
+      if (g.tiles_m * bound < int64_t(facts_.multiprocessors)) bound = std::max(bound, t_.gemv_wide_cluster_slices);
+      slices = std::min<int64_t>(slices, std::min<int64_t>(bound, kernel::gemv_max_cluster_slices));
     }
     if (slices <= 1) {
       out.batch_in_grid = products > 1;

@@ -26,9 +26,17 @@ inline constexpr int gemv_along_n_stage = 4096;
 /// 0: never (the clustered kernel is then not compiled). At most 16 (clusters of more than 8 blocks are non-portable:
 /// the launcher allows them). On an H100 (bench/gemv_cluster_probe.cu, 6a95ffc), 1 x 8192 x 8192 NT: bf16 in 8
 /// clustered slices 0.0498 ms against 0.0526 split in 8 + reduce and 0.0532 in the 15 the split rule picks (cuBLAS
-/// 0.0478), float 0.0913 against 0.0926, where 12 and 16 clustered slices ran no faster than 8; 1 x 4096 x 4096 NT
-/// (8 slices: gemv_min_slice_k) float 0.0272 against 0.0292, fp16 0.0146 against 0.0155, bf16 0.0149 against 0.0145,
-/// but 16-bit in 16 clustered slices 0.0116 (cuBLAS 0.0101): the rule for more slices is still to be measured.
+/// 0.0478), float 0.0913 against 0.0926. More than 8 where 8 already make a block per multiprocessor did not pay
+/// reliably through tgemm::gemm() (tgemm_bench_sweep --ops NT on an H100, 4440e63): float 1 x 4096 x 4096 in 15
+/// slices 0.0324 ms against 0.0294 in 8, bf16 1 x 8192 x 8192 in 15 0.0477 against 0.0527 in one run and 0.0549
+/// against 0.0524 in another (one operand set, since found biased: tgemm::test::rotation_sets).
 inline constexpr int gemv_cluster_slices = 8;
+/// The bound instead of gemv_cluster_slices where that many slices would leave fewer blocks than multiprocessors (on
+/// 132 multiprocessors: at most 16 blocks of columns, 4096 bf16 or 2048 float). Through tgemm::gemm() beside cuBLAS on
+/// an H100 (tgemm_bench_sweep --ops NT, 4440e63), 16 slices against 8, ms: bf16 1 x 4096 x 4096 0.0193 against 0.0224
+/// (16-bit slices of 256: tensorop_f16_sm90::gemv_min_slice_k), 1 x 2048 x 8192 0.0221 against 0.0306, 1 x 2048 x 65536
+/// 0.115 against 0.191; float 1 x 2048 x 8192 0.0300 against 0.0347 (cuBLAS 0.0310), 1 x 2048 x 65536 0.186 against
+/// 0.223 (cuBLAS 0.189).
+inline constexpr int gemv_wide_cluster_slices = 16;
 
 }  // namespace tgemm::tuning

@@ -256,6 +256,7 @@ struct tuning_values {
   double gemv_along_n_min_blocks = 0;        ///< See simt_f32_thresholds::gemv_along_k_min_blocks.
   int64_t gemv_min_slice_k = 0;              ///< See simt_f32_thresholds::gemv_min_slice_k.
   int64_t gemv_cluster_slices = 0;           ///< See simt_f32_thresholds::gemv_cluster_slices.
+  int64_t gemv_wide_cluster_slices = 0;      ///< See simt_f32_thresholds::gemv_wide_cluster_slices.
   policy_numbers wgmma;                      ///< The sm_90a kernel's policy (block_m == 0: the entry has none).
   double wgmma_min_wave = 0;                 ///< See simt_f32_thresholds::wgmma_min_wave.
   double wgmma_batch_min_use = 0;            ///< See simt_f32_thresholds::wgmma_batch_min_use.
@@ -315,6 +316,7 @@ tuning_values values_of() {
   v.gemv_along_n_min_blocks = Entry::gemv_along_n_min_blocks;
   v.gemv_min_slice_k = Entry::gemv_min_slice_k;
   v.gemv_cluster_slices = Entry::gemv_cluster_slices;
+  v.gemv_wide_cluster_slices = Entry::gemv_wide_cluster_slices;
   if constexpr (!std::is_void<typename Entry::wgmma>::value) {
     v.wgmma = numbers_of<typename Entry::wgmma>();
     v.wgmma_mn_major_a = Entry::wgmma::reads_mn_major_a;

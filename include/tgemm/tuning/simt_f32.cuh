@@ -115,6 +115,8 @@ struct simt_f32_thresholds {
   static constexpr int64_t gemv_min_slice_k = 512;
   /// The most slices a split GEMV along n sums inside its launch on sm_90 and newer (tuning/gemv.cuh).
   static constexpr int64_t gemv_cluster_slices = tuning::gemv_cluster_slices;
+  /// The bound instead where gemv_cluster_slices slices would make fewer blocks than multiprocessors (tuning/gemv.cuh).
+  static constexpr int64_t gemv_wide_cluster_slices = tuning::gemv_wide_cluster_slices;
   /// The entry's sm_90a kernel (a wgmma_policy), or void for none. An entry that names one runs every problem
   /// that suits it there, on a device that executes the sm_90a image (tgemm::gemm() checks which image runs).
   using wgmma = void;
