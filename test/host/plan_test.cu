@@ -1246,26 +1246,36 @@ TEST_CASE("GEMV plans on sm_90 whose slices meet in C inside the launch (cluster
   const plan tuned = plan_16bit<__nv_bfloat16, __nv_bfloat16>(shape(1, 8192, 8192, N, T), h200());
   CHECK(kinds_of(tuned) == "gemm");
   CHECK(tuned.steps[0].slices == std::min<int64_t>(15, tgemm::tuning::gemv_cluster_slices));
-  // A matrix too narrow for one block per multiprocessor in that many slices takes up to gemv_wide_cluster_slices:
-  // float 1 x 2048 x 8192 (16 blocks of 128 columns, 8 slices: 128 blocks on 132 SMs) splits 16 ways, 1 x 4096 x 4096
-  // (32 blocks: 256 in 8) stays at 8 (its slices of 512: 8 at most anyway), and bf16 1 x 4096 x 4096 (16 blocks of
-  // 256 columns) takes 16 slices of 256 (the 16-bit sm_90 entry's gemv_min_slice_k).
+  // A matrix too narrow for one block per multiprocessor in gemv_cluster_slices slices takes up to
+  // gemv_wide_cluster_slices (the table's is 8, tuning/gemv.cuh says why; 16 here): float 1 x 2048 x 8192 (16 blocks of
+  // 128 columns, 8 slices: 128 blocks on 132 SMs) splits 16 ways, 1 x 4096 x 4096 (32 blocks: 256 in 8) stays at 8
+  // (its slices of 512: 8 at most anyway), and bf16 1 x 4096 x 4096 (16 blocks of 256 columns) in slices of 256 takes
+  // 16.
   STATIC_REQUIRE(tgemm::tuning::gemv_wide_cluster_slices >= tgemm::tuning::gemv_cluster_slices);
   const auto table = tgemm::tuning::values_for<tgemm::tuning::default_chain>(900);
-  const plan wide = plan_for(shape(1, 2048, 8192, N, T), h200());
+  CHECK(table.gemv_wide_cluster_slices == tgemm::tuning::gemv_wide_cluster_slices);
+  CHECK(plan_for(shape(1, 2048, 8192, N, T), h200()).steps[0].slices ==
+        std::min<int64_t>(16, std::max(table.gemv_cluster_slices, table.gemv_wide_cluster_slices)));
+  tgemm::tuning::tuning_values widened = table;
+  widened.gemv_wide_cluster_slices = 16;
+  const plan wide = plan_for(shape(1, 2048, 8192, N, T), h200(), &widened);
   CHECK(kinds_of(wide) == "gemm");
   CHECK(wide.steps[0].gemv_cluster);
-  CHECK(wide.steps[0].slices == std::min<int64_t>(table.gemv_wide_cluster_slices, 8192 / table.gemv_min_slice_k));
-  CHECK(wide.steps[0].slices > table.gemv_cluster_slices);
-  CHECK(plan_for(shape(1, 4096, 4096, N, T), h200()).steps[0].slices == 8);
-  const plan wide16 = plan_16bit<__nv_bfloat16, __nv_bfloat16>(shape(1, 4096, 4096, N, T), h200());
+  CHECK(wide.steps[0].slices == 16);
+  CHECK(plan_for(shape(1, 4096, 4096, N, T), h200(), &widened).steps[0].slices == 8);
+  tgemm::tuning::tuning_values widened16 = tgemm::tuning::values_for<bf16_table>(900);
+  widened16.gemv_wide_cluster_slices = 16;
+  widened16.gemv_min_slice_k = 256;
+  const plan wide16 = plan_16bit<__nv_bfloat16, __nv_bfloat16>(shape(1, 4096, 4096, N, T), h200(), &widened16);
   CHECK(wide16.steps[0].gemv_cluster);
   CHECK(wide16.steps[0].slices == 16);
   CHECK(wide16.steps[0].k_per_slice == 256);
+  // bf16 1 x 8192 x 8192 (32 blocks: 256 in 8 slices) keeps the narrower bound.
+  CHECK(plan_16bit<__nv_bfloat16, __nv_bfloat16>(shape(1, 8192, 8192, N, T), h200(), &widened16).steps[0].slices == 8);
   // On a GPU of 100 multiprocessors the 128 blocks of float 1 x 2048 x 8192 in 8 slices fill it: 8 stay the bound.
   device_facts smaller = h200();
   smaller.multiprocessors = 100;
-  CHECK(plan_for(shape(1, 2048, 8192, N, T), smaller).steps[0].slices == table.gemv_cluster_slices);
+  CHECK(plan_for(shape(1, 2048, 8192, N, T), smaller, &widened).steps[0].slices == table.gemv_cluster_slices);
   // Not along k (its reduction stays a launch of its own), not with a bound of 0 or 1, not before sm_90.
   CHECK(kinds_of(plan_for(shape(1, 2048, 65536, N, N), h200(), &values)) == "gemm reduce");  // 128 blocks along k
   values.gemv_cluster_slices = 0;

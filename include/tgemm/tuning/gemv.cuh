@@ -32,11 +32,14 @@ inline constexpr int gemv_along_n_stage = 4096;
 /// against 0.0524 in another (one operand set, since found biased: tgemm::test::rotation_sets).
 inline constexpr int gemv_cluster_slices = 8;
 /// The bound instead of gemv_cluster_slices where that many slices would leave fewer blocks than multiprocessors (on
-/// 132 multiprocessors: at most 16 blocks of columns, 4096 bf16 or 2048 float). Through tgemm::gemm() beside cuBLAS on
-/// an H100 (tgemm_bench_sweep --ops NT, 4440e63), 16 slices against 8, ms: bf16 1 x 4096 x 4096 0.0193 against 0.0224
-/// (16-bit slices of 256: tensorop_f16_sm90::gemv_min_slice_k), 1 x 2048 x 8192 0.0221 against 0.0306, 1 x 2048 x 65536
-/// 0.115 against 0.191; float 1 x 2048 x 8192 0.0300 against 0.0347 (cuBLAS 0.0310), 1 x 2048 x 65536 0.186 against
-/// 0.223 (cuBLAS 0.189).
-inline constexpr int gemv_wide_cluster_slices = 16;
+/// 132 multiprocessors: at most 16 blocks of columns, 4096 bf16 or 2048 float). 16 ran faster through tgemm::gemm()
+/// beside cuBLAS on an H100 (tgemm_bench_sweep --ops NT, e6288ee against its own 8;
+/// bench/results/h100-gemv-sweep-4440e63.txt), ms: bf16 1 x 4096 x 4096 0.0196 against 0.0222 (16-bit slices of 256
+/// through a hook: gemv_min_slice_k), 1 x 2048 x 8192 0.0224 against 0.0307, 1 x 2048 x 65536 0.120 against 0.190;
+/// float 1 x 2048 x 8192 0.0302 against 0.0348 (cuBLAS 0.0315), 1 x 2048 x 65536 0.186 against 0.224 (cuBLAS 0.190). It
+/// stays 8 because compute-sanitizer's synccheck and initcheck refuse clusters of more than 8 blocks
+/// (cudaErrorInvalidClusterSize on an H100, CUDA 13.0; memcheck and racecheck run them): a program checked under those
+/// tools would fail. The planner should learn the largest cluster the device launches before this rises.
+inline constexpr int gemv_wide_cluster_slices = 8;
 
 }  // namespace tgemm::tuning

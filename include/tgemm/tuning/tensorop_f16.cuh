@@ -134,11 +134,6 @@ struct tensorop_f16_sm90 : tensorop_f16_sm80<Element, ElementC> {
   static constexpr int arch = 900;
   /// The next older entry of the chain.
   using previous = tensorop_f16_sm80<Element, ElementC>;
-  /// GEMV slices of k as shallow as 256, so that a matrix of 4096 rows splits into 16 clustered slices where it is
-  /// too narrow to fill the GPU in 8 (tuning::gemv_wide_cluster_slices): 1 x 4096 x 4096 bf16 NT through
-  /// tgemm::gemm() on an H100 (tgemm_bench_sweep, 4440e63) 0.0193 ms against 0.0224 in 8 slices of 512 (cuBLAS
-  /// 0.0124). Float keeps 512 (simt_f32_thresholds).
-  static constexpr int64_t gemv_min_slice_k = 256;
   /// Large problems: 128 x 256 tiles, eight warps, four stages.
   using general = tensorop_f16_large_policy<4, Element, ElementC>;
   using general_tn = general;  ///< Every op pair loads alike: the same tile.
