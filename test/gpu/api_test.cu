@@ -100,6 +100,95 @@ TEST_CASE("gemm() takes the thin tiles and split-K on skinny problems, the mediu
   }
 }
 
+namespace {
+/// Sets split_k_cluster_slices to 0 (no clusters: the reduction launch) in every call's tuning values for its
+/// lifetime (detail::tuning_hook).
+class cluster_slices_hook {
+ public:
+  cluster_slices_hook() {
+    detail::tuning_hook() = [](tuning::tuning_values& v, const char*, const char*) { v.split_k_cluster_slices = 0; };
+  }
+  cluster_slices_hook(const cluster_slices_hook&) = delete;
+  cluster_slices_hook& operator=(const cluster_slices_hook&) = delete;
+  ~cluster_slices_hook() { detail::tuning_hook() = nullptr; }
+};
+
+/// C = alpha op(A) op(B) (beta = 0; C poisoned with NaN first) through tgemm::gemm() on the device operands; `ran`
+/// gets the plan it executed.
+std::vector<float> product_of(const gemm_case& c, const float* a, const float* b, detail::plan& ran) {
+  const size_t count = size_t(stored_elements(c.order, op::none, c.m, c.n, c.ldc()));
+  device_buffer<float> dc(count);
+  dc.upload(std::vector<float>(count, std::numeric_limits<float>::quiet_NaN()));
+  detail::record_plans plans;
+  const status s = gemm(c.order, c.op_a, c.op_b, c.m, c.n, c.k, c.alpha, a, c.lda(), b, c.ldb(), 0.0f, dc.get(), c.ldc());
+  INFO(last_error().message);
+  REQUIRE(s == status::success);
+  TGEMM_CUDA_REQUIRE(cudaDeviceSynchronize());
+  REQUIRE(plans.calls() == 1);
+  ran = plans.last();
+  return dc.download();
+}
+
+/// The plan's first gemm step.
+const detail::plan_step& first_gemm(const detail::plan& p) {
+  for (int i = 0; i < p.step_count; ++i) {
+    if (p.steps[i].kind == detail::step_kind::gemm) return p.steps[i];
+  }
+  FAIL("the plan has no gemm step");
+  return p.steps[0];
+}
+}  // namespace
+
+TEST_CASE("gemm() sums a split of a few slices inside its launch on sm_90, as the reduction would", "[gpu][dispatch]") {
+  // On sm_90 and newer a split of at most split_k_cluster_slices slices runs in clusters of its slices, which sum
+  // the partials into C at the end of the launch: no reduce step. The same call with the bound set to 0 (a tuning
+  // hook) runs the reduction launch; both sum in slice order, so with beta = 0 their C agree bit for bit.
+  int device = 0, major = 0;
+  TGEMM_CUDA_REQUIRE(cudaGetDevice(&device));
+  TGEMM_CUDA_REQUIRE(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  // 1024^3: 64 medium tiles in 4 slices (132 SMs); 16 x 8192 x 8192: tiny_m in 8; 300^3: ragged tiles; 256 x 192 x
+  // 130: the scalar-load tile (k = ldb = 130, misaligned).
+  const std::array<int64_t, 3> shapes[] = {{1024, 1024, 1024}, {16, 8192, 8192}, {300, 300, 300}, {256, 192, 130}};
+  for (const auto& shape : shapes) {
+    for (const auto& ops : op_pairs) {
+      gemm_case c;
+      c.op_a = ops[0], c.op_b = ops[1], c.m = shape[0], c.n = shape[1], c.k = shape[2], c.alpha = 1.5f, c.beta = 0.0f;
+      INFO(c.describe());
+      const std::vector<float> a = random_values(stored_elements(c.order, c.op_a, c.m, c.k, c.lda()));
+      const std::vector<float> b = random_values(stored_elements(c.order, c.op_b, c.k, c.n, c.ldb()));
+      device_buffer<float> da(a.size()), db(b.size());
+      da.upload(a);
+      db.upload(b);
+      detail::plan clustered, reduced;
+      const std::vector<float> x = product_of(c, da.get(), db.get(), clustered);
+      std::vector<float> y;
+      {
+        cluster_slices_hook no_clusters;
+        y = product_of(c, da.get(), db.get(), reduced);
+      }
+      const detail::plan_step& g = first_gemm(clustered);
+      CHECK(clustered.split_k);
+      CHECK(g.slices > 1);
+      CHECK(g.slices <= 8);
+      CHECK(g.slices_in_cluster == (major >= 9));
+      CHECK(clustered.steps[clustered.step_count - 1].kind ==
+            (major >= 9 ? detail::step_kind::gemm : detail::step_kind::reduce));
+      CHECK_FALSE(first_gemm(reduced).slices_in_cluster);
+      CHECK(reduced.steps[reduced.step_count - 1].kind == detail::step_kind::reduce);
+      CHECK(first_gemm(reduced).slices == g.slices);
+      const std::vector<float> zero(x.size(), 0.0f);
+      const reference_result ref = reference_gemm(c.order, c.op_a, c.op_b, c.m, c.n, c.k, c.alpha, a.data(), c.lda(),
+                                                  b.data(), c.ldb(), 0.0f, zero.data(), c.ldc());
+      const comparison cmp = compare(ref, x.data(), c.order, c.m, c.n, c.k, c.ldc());
+      INFO(cmp.describe());
+      CHECK(cmp.passed());
+      int64_t differ = 0;
+      for (size_t i = 0; i < x.size(); ++i) differ += !same_bits(x[i], y[i]);
+      CHECK(differ == 0);
+    }
+  }
+}
+
 TEST_CASE("gemm() peels ragged edges off large problems", "[gpu][dispatch]") {
   // A last row or column of large tiles holding at most narrow_extent rows or columns: the whole tiles run with
   // the large policy, the strips as narrow problems (with split-K). 2080 and 4128 leave exactly narrow_extent.
