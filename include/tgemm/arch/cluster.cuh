@@ -15,9 +15,6 @@
 
 namespace tgemm::arch {
 
-/// The most blocks of a portable cluster (every sm_90 GPU launches them without opting in).
-inline constexpr int portable_cluster_blocks = 8;
-
 /// This block's rank in its cluster (0 in a launch without clusters).
 __device__ __forceinline__ int cluster_rank() {
 #if TGEMM_HAS_TMA

@@ -49,53 +49,31 @@ template <class Source>
 struct sums_slices_in_cluster<Source, std::void_t<decltype(Source::slot)>>
     : std::integral_constant<bool, tuning::sums_slices_in_cluster(Source::slot)> {};
 
-/// Elements of C one thread of sum_slices_in_cluster sums at a time, all their slices' loads in flight together. A
-/// first version loading one element's slices one after another ran slower than the reduction launch it replaces
-/// (H100, 16 x 8192 x 8192: 0.153 ms against 0.112); 4 at a time took the narrow tile's NT kernel from 95 registers to
-/// 124, a block per multiprocessor fewer.
-inline constexpr int cluster_sum_batch = 2;
-
-/// The end of a split launched in clusters of its slices (1 x 1 x slices blocks: one cluster per tile), after the
-/// cluster barrier that follows every block's write of its slice's partial product (its release and acquire order
-/// those writes before the reads here): block z sums the slices of its share of the tile's elements, in slice order
+/// The end of a split launched in clusters of its slices (1 x 1 x slices blocks: one cluster per tile): once every
+/// block of the cluster has written its slice's partial product (the cluster barrier's release and acquire order
+/// those writes before the reads here), block z sums the slices of its share of the tile's elements, in slice order
 /// as kernel::reduce_split_k does (the same result, bit for bit), and writes C = alpha sum + beta C. sm_90 and newer.
-/// `partials` and `c` point at the tile's first element; rows x cols of it are inside C.
-template <int Threads, class Element, class Scalar>
-__device__ __forceinline__ void sum_slices_in_cluster(const Element* partials, int64_t ld_partials,
-                                                      int64_t slice_stride, int slices, int rows, int cols,
-                                                      Scalar alpha, Scalar beta, Element* c, int64_t ldc) {
-  constexpr int most = arch::portable_cluster_blocks;
-  const int share = (rows * cols + slices - 1) / slices;  // elements of the tile, counted down its columns
-  const int begin = int(blockIdx.z) * share;
-  const int end = begin + share < rows * cols ? begin + share : rows * cols;
-  const bool read_c = beta != Scalar(0);
-  for (int first = begin + int(threadIdx.x); first < end; first += cluster_sum_batch * Threads) {
-    Scalar values[cluster_sum_batch][most];
-    Scalar old[cluster_sum_batch];
-    int64_t at_c[cluster_sum_batch];
-#pragma unroll
-    for (int b = 0; b < cluster_sum_batch; ++b) {
-      const int i = first + b * Threads;
-      const int col = i / rows, row = i - col * rows;
-      const bool inside = i < end;
-      const Element* partial = partials + row + col * ld_partials;
-      at_c[b] = inside ? row + col * ldc : -1;
-#pragma unroll
-      for (int s = 0; s < most; ++s) {
-        values[b][s] = inside && s < slices ? convert<Scalar>(partial[s * slice_stride]) : Scalar(0);
-      }
-      old[b] = inside && read_c ? convert<Scalar>(c[at_c[b]]) : Scalar(0);
-    }
-#pragma unroll
-    for (int b = 0; b < cluster_sum_batch; ++b) {
-      if (at_c[b] < 0) continue;
-      Scalar sum = Scalar(0);
-#pragma unroll
-      for (int s = 0; s < most; ++s) {
-        if (s < slices) sum += values[b][s];
-      }
-      c[at_c[b]] = read_c ? convert<Element>(alpha * sum + beta * old[b]) : convert<Element>(alpha * sum);
-    }
+template <class Policy, class Element, class Scalar>
+__device__ __forceinline__ void sum_slices_in_cluster(int64_t m, int64_t n, int64_t tile_row, int64_t tile_col,
+                                                      const split_k<Element>& split,
+                                                      const device::basic_linear_combination<Element, Scalar>& e) {
+  arch::cluster_sync();
+  const int64_t row_begin = tile_row * Policy::block_m, col_begin = tile_col * Policy::block_n;
+  const int64_t rows = m - row_begin < Policy::block_m ? m - row_begin : Policy::block_m;
+  const int64_t cols = n - col_begin < Policy::block_n ? n - col_begin : Policy::block_n;
+  const int slices = int(split.slices);
+  const int64_t share = (rows * cols + slices - 1) / slices;  // elements of the tile, counted down its columns
+  const int64_t begin = int64_t(blockIdx.z) * share;
+  const int64_t end = begin + share < rows * cols ? begin + share : rows * cols;
+  const int64_t slice_stride = split.ld_partials * n;
+  for (int64_t i = begin + threadIdx.x; i < end; i += Policy::threads) {
+    const int64_t col = col_begin + i / rows, row = row_begin + i % rows;
+    const Element* partial = split.partials + row + col * split.ld_partials;
+    Scalar sum = Scalar(0);
+    for (int s = 0; s < slices; ++s) sum += convert<Scalar>(partial[s * slice_stride]);
+    Element* x = e.c + row + col * e.ldc;
+    *x = e.beta == Scalar(0) ? convert<Element>(e.alpha * sum)
+                             : convert<Element>(e.alpha * sum + e.beta * convert<Scalar>(*x));
   }
 }
 
@@ -156,14 +134,6 @@ __global__ void __launch_bounds__(Source::template at<TGEMM_DEVICE_ARCH>::thread
   int64_t tile_row, tile_col;
   if (!tile_of_block<policy::raster_group>(grid, tile_row, tile_col)) return;
   auto& smem = *static_cast<device::shared_storage<policy>*>(dynamic_shared_memory());
-#if TGEMM_HAS_TMA
-  __shared__ int64_t tile_corner[sums_slices_in_cluster<Source>::value && !Fused ? 2 : 1];
-  if constexpr (sums_slices_in_cluster<Source>::value && !Fused) {
-    if (split.in_cluster && threadIdx.x == 0) {
-      tile_corner[0] = tile_row * policy::block_m, tile_corner[1] = tile_col * policy::block_n;
-    }
-  }
-#endif
   device::problem_of<policy> operands = p;
   kernel_output_t<Source, Fused, User> output = e;
   if (split.slices > 1) {
@@ -203,18 +173,7 @@ __global__ void __launch_bounds__(Source::template at<TGEMM_DEVICE_ARCH>::thread
   }
 #if TGEMM_HAS_TMA
   if constexpr (sums_slices_in_cluster<Source>::value && !Fused) {
-    if (split.in_cluster) {
-      arch::cluster_sync();  // every slice's partials written; tile_corner seen by every thread
-      // The tile's corner, kept in shared memory across the main loop, and 32-bit indices within the tile: versions
-      // that kept the tile in registers, or found it again from blockIdx with 64-bit divisions, took the 128 x 128
-      // tile's kernels from 124-126 registers to 129-130 (one block per multiprocessor, not two).
-      const int64_t row = tile_corner[0], col = tile_corner[1];
-      const int rows = int(p.m - row < policy::block_m ? p.m - row : policy::block_m);
-      const int cols = int(p.n - col < policy::block_n ? p.n - col : policy::block_n);
-      sum_slices_in_cluster<policy::threads>(split.partials + row + col * split.ld_partials, split.ld_partials,
-                                             split.ld_partials * p.n, int(split.slices), rows, cols, e.alpha, e.beta,
-                                             e.c + row + col * e.ldc, e.ldc);
-    }
+    if (split.in_cluster) sum_slices_in_cluster<policy>(p.m, p.n, tile_row, tile_col, split, e);
   }
 #endif
 }

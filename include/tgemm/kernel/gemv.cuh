@@ -40,7 +40,7 @@ inline constexpr int gemv_max_rows = 8;
 /// blocks only with cudaFuncAttributeNonPortableClusterSizeAllowed).
 inline constexpr int gemv_max_cluster_slices = 16;
 /// The most blocks of a portable cluster.
-inline constexpr int portable_cluster_blocks = arch::portable_cluster_blocks;
+inline constexpr int portable_cluster_blocks = 8;
 
 /// Elements of one 16-byte load.
 template <class Element>
