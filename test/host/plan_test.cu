@@ -154,15 +154,14 @@ TEST_CASE("H200 plans: tiles, repacking, peeling, staging and split-K by shape",
       {shape(2000, 2000, 2000, T, N), "gemm", "general_tn", false, false, false, false, false, false},
       {shape(2000, 2000, 2000, T, T), "gemm", "general_tt", false, false, false, false, false, false},
       {shape(4096, 4096, 128), "gemm", "general", false, false, false, false, false, false},
-      // Few tiles: split-K on the medium tile. Up to split_k_cluster_slices (8) slices run in clusters of their
-      // slices, which sum them into C inside the launch: no reduce step.
-      {shape(256, 192, 128), "gemm", "medium x2", false, false, false, false, true, false},
+      // Few tiles: split-K on the medium tile.
+      {shape(256, 192, 128), "gemm reduce", "medium x2", false, false, false, false, true, false},
       {shape(256, 256, 16384), "gemm reduce", "medium x64", false, false, false, false, true, false},
-      {shape(128, 4096, 4096), "gemm", "medium x8", false, false, false, false, true, false},
-      {shape(1024, 1024, 1024), "gemm", "medium x4", false, false, false, false, true, false},
+      {shape(128, 4096, 4096), "gemm reduce", "medium x8", false, false, false, false, true, false},
+      {shape(1024, 1024, 1024), "gemm reduce", "medium x4", false, false, false, false, true, false},
       // Thin problems: 16- and 32-wide tiles, split when they leave SMs idle.
-      {shape(16, 8192, 8192), "gemm", "tiny_m x8", false, false, false, false, true, false},
-      {shape(8192, 16, 8192), "gemm", "tiny_n x8", false, false, false, false, true, false},
+      {shape(16, 8192, 8192), "gemm reduce", "tiny_m x8", false, false, false, false, true, false},
+      {shape(8192, 16, 8192), "gemm reduce", "tiny_n x8", false, false, false, false, true, false},
       {shape(24, 520, 3000), "gemm reduce", "narrow_m x38", false, false, false, false, true, false},
       {shape(700, 20, 2500), "gemm reduce", "narrow_n x32", false, false, false, false, true, false},
       {shape(4, 300, 76), "gemm", "tiny_m", false, false, false, false, false, false},
@@ -172,7 +171,7 @@ TEST_CASE("H200 plans: tiles, repacking, peeling, staging and split-K by shape",
       {shape(1, 4100, 16400), "gemm reduce", "gemv x2", false, false, false, false, true, false},
       // Misaligned: scalar loads below 2^27 flops (ldb = k = 130 here), a copy of only the misaligned operand
       // above (lda = m = 1; B three floats off).
-      {shape(256, 192, 130), "gemm", "unaligned x2", false, false, false, false, true, true},
+      {shape(256, 192, 130), "gemm reduce", "unaligned x2", false, false, false, false, true, true},
       {with(shape(129, 257, 64), 1, 0, 0), "gemm", "unaligned", false, false, false, false, false, true},
       {with(shape(16, 4100, 16400), 1, 0, 0), "pack_a gemm reduce", "tiny_m x16", true, false, false, false, true,
        false},
@@ -184,60 +183,6 @@ TEST_CASE("H200 plans: tiles, repacking, peeling, staging and split-K by shape",
       {[] { call_spec c = shape(33, 17, 9); c.alpha = 0.0f; c.beta = 1.0f; return c; }(), "", "", false, false, false,
        false, false, false},
   });
-}
-
-TEST_CASE("a split of a few slices sums them inside its launch on sm_90 and newer", "[plan]") {
-  // 1024^3 on an H200: 64 medium tiles in 4 slices, launched in clusters of the 4, which write C: no reduce step.
-  // The partials still pass through the workspace.
-  const plan p = plan_for(shape(1024, 1024, 1024), h200());
-  REQUIRE(kinds_of(p) == "gemm");
-  REQUIRE(p.split_k);
-  REQUIRE(p.steps[0].slices == 4);
-  REQUIRE(p.steps[0].slices_in_cluster);
-  REQUIRE(p.steps[0].to_workspace);
-  REQUIRE(p.workspace_bytes == size_t(4) * 1024 * 1024 * sizeof(float));
-  // More slices than a portable cluster holds (8): the reduction launch.
-  const plan deep = plan_for(shape(256, 256, 16384), h200());
-  REQUIRE(kinds_of(deep) == "gemm reduce");
-  REQUIRE_FALSE(deep.steps[0].slices_in_cluster);
-  // No clusters before sm_90: the reduction.
-  const plan ampere = plan_for(shape(16, 8192, 8192), a100());
-  REQUIRE(kinds_of(ampere) == "gemm reduce");
-  REQUIRE_FALSE(ampere.steps[0].slices_in_cluster);
-  // The entry's bound (a benchmark's hook may change it: tgemm_bench_sweep's split_k_cluster_slices=0).
-  tgemm::tuning::tuning_values values = tgemm::tuning::values_for<tgemm::tuning::default_chain>(900);
-  REQUIRE(values.split_k_cluster_slices == 8);
-  values.split_k_cluster_slices = 0;
-  CHECK(kinds_of(plan_for(shape(1024, 1024, 1024), h200(), &values)) == "gemm reduce");
-  values.split_k_cluster_slices = 3;
-  CHECK(kinds_of(plan_for(shape(1024, 1024, 1024), h200(), &values)) == "gemm reduce");
-  values.split_k_cluster_slices = 4;
-  CHECK(kinds_of(plan_for(shape(1024, 1024, 1024), h200(), &values)) == "gemm");
-  // Only the kernels of the slots that split have the code: not the large tiles', nor the products tile's.
-  for (slot s : {slot::general, slot::general_tn, slot::general_tt, slot::products}) {
-    CAPTURE(tgemm::tuning::to_string(s));
-    CHECK_FALSE(values.slot_sums_in_cluster[int(s)]);
-  }
-  for (slot s : {slot::medium, slot::small, slot::narrow_m, slot::narrow_n, slot::tiny_m, slot::tiny_n,
-                 slot::unaligned}) {
-    CAPTURE(tgemm::tuning::to_string(s));
-    CHECK(values.slot_sums_in_cluster[int(s)]);
-  }
-  // A call with a fused epilogue keeps the reduction, which applies its terms.
-  tgemm::detail::canonical_call<tgemm::detail::gemm_types<float>> call;
-  REQUIRE(tgemm::detail::check_arguments(layout::col_major, op::none, op::none, 1024, 1024, 1024, 1.0f, fake(0),
-                                         1024, fake(int64_t(1) << 22), 1024, 0.0f,
-                                         const_cast<float*>(fake(int64_t(1) << 23)), 1024, call) == status::success);
-  call.fused = true;
-  plan fused;
-  REQUIRE(tgemm::detail::make_plan(call, h200(), tgemm::tuning::values_for<tgemm::tuning::default_chain>(900), fused) ==
-          status::success);
-  CHECK(kinds_of(fused) == "gemm reduce");
-  CHECK_FALSE(fused.steps[0].slices_in_cluster);
-  // TGEMM_PRINT_PLAN says so.
-  const auto table = tgemm::tuning::values_for<tgemm::tuning::default_chain>(900);
-  CHECK(tgemm::detail::describe(p, &table, "float", 1024, 1024, 1024).find("in clusters of its slices, which meet in C") !=
-        std::string::npos);
 }
 
 TEST_CASE("plans for other GPUs follow their own tuning entry and size", "[plan]") {
@@ -297,17 +242,7 @@ void check_plan_properties(const call_spec& c, const device_facts& f) {
       REQUIRE(s.slices <= tgemm::kernel::max_grid_y);
       if (s.slices > 1) REQUIRE(s.slices * s.k_per_slice >= c.k);
       if (s.slices > 1) REQUIRE((s.slices - 1) * s.k_per_slice < c.k);  // no empty slice
-      if (s.slices_in_cluster) {  // partials in the workspace, then C inside the launch (clusters of the slices)
-        REQUIRE(f.arch >= 900);
-        REQUIRE(s.to_workspace);
-        REQUIRE(s.slices <= 8);
-        REQUIRE_FALSE(s.float_partials);
-        REQUIRE(s.offset >= packed_end);
-        REQUIRE(s.offset % tgemm::detail::workspace_alignment == 0);
-        REQUIRE(s.ld_out >= s.rows);
-        REQUIRE(s.offset + size_t(s.slices * s.ld_out * s.cols) * sizeof(float) <= p.workspace_bytes);
-        REQUIRE((i + 1 == p.step_count || p.steps[i + 1].kind != step_kind::reduce));
-      } else if (s.to_workspace && s.gemv_cluster) {  // compact partials in the workspace, then C inside the launch
+      if (s.to_workspace && s.gemv_cluster) {  // compact partials in the workspace, then C inside the launch
         REQUIRE(s.offset >= packed_end);
         REQUIRE(s.offset % tgemm::detail::workspace_alignment == 0);
         REQUIRE(s.slice_stride >= s.rows * s.cols);

@@ -326,12 +326,6 @@ struct tuned_kernels {
                   "internal error: the plan asks for a %s kernel for ops %s%s%s, which tgemm does not build",
                   tuning::to_string(s.slot), op_letter(op_a), op_letter(op_b), s.padded ? " with padded loads" : "");
     }
-    if (s.slices_in_cluster && (Fused || !tuning::sums_slices_in_cluster(kernel_slot(s.slot)))) {
-      return fail(status::cuda_error, cudaErrorInvalidDeviceFunction,
-                  "internal error: the plan sums the %s kernel's split-K slices in clusters, which its kernel for "
-                  "this call cannot (device %d)",
-                  tuning::to_string(s.slot), device);
-    }
     if constexpr (Fused) {
       device::basic_fused_combination<typename types::element_c, typename types::scalar_type, User> output;
       static_cast<device::basic_linear_combination<typename types::element_c, typename types::scalar_type>&>(output) =
@@ -341,12 +335,6 @@ struct tuned_kernels {
                            "launching a tgemm::gemm() kernel (fused epilogue)", g.problem, output, g.tiles, g.split,
                            g.readable, kernel::call_ops{op_a, op_b});
     } else {
-      if (s.slices_in_cluster) {  // one cluster of its slices per tile: they meet in C (kernel::sum_slices_in_cluster)
-        return launch_kernel_in_clusters(k, g.grid, dim3(unsigned(s.threads)), s.shared_bytes,
-                                         dim3(1, 1, unsigned(s.slices)), stream, device,
-                                         "launching a tgemm::gemm() kernel in clusters of its split-K slices",
-                                         g.problem, g.output, g.tiles, g.split, g.readable, kernel::call_ops{op_a, op_b});
-      }
       return launch_kernel(k, g.grid, dim3(unsigned(s.threads)), s.shared_bytes, stream, device,
                            "launching a tgemm::gemm() kernel", g.problem, g.output, g.tiles, g.split, g.readable,
                            kernel::call_ops{op_a, op_b});

@@ -179,8 +179,7 @@ status launch_steps(const plan& p, const canonical_call<Types>& call, std::byte*
                      b + (p.op_b == op::none ? s.col * ldb : s.col), ldb};
         C* const out = s.to_workspace ? reinterpret_cast<C*>(workspace + s.offset) : nullptr;
         g.workspace_out = s.to_workspace ? workspace + s.offset : nullptr;
-        // A clustered split (GEMV or tiles) writes its partials to the workspace and C: the kernel gets both.
-        if (s.to_workspace && !s.gemv_cluster && !s.slices_in_cluster) {
+        if (s.to_workspace && !s.gemv_cluster) {  // a clustered GEMV writes its partials to the workspace and C
           g.output = {1, 0, out, s.ld_out};
         } else {
           g.output = {call.update.alpha, call.update.beta, call.update.c + s.row + s.col * call.update.ldc,
@@ -193,7 +192,7 @@ status launch_steps(const plan& p, const canonical_call<Types>& call, std::byte*
           g.tiles.stride_a = call.batch.stride_a, g.tiles.stride_b = call.batch.stride_b;
           g.tiles.stride_c = call.batch.stride_c;
         }
-        if (s.slices > 1) g.split = {s.slices, s.k_per_slice, out, s.ld_out, s.slices_in_cluster};
+        if (s.slices > 1) g.split = {s.slices, s.k_per_slice, out, s.ld_out};
         g.readable = {s.readable_m, s.readable_n};
         g.grid = kernel::grid_for(s.tiles_m * s.tiles_n);
         g.grid.z = unsigned(s.slices) * products;  // one of them is 1: plans never split a batch run in one grid

@@ -63,8 +63,6 @@ struct plan_step {
                                ///< along its columns (kernel::gemv_along_n).
   bool gemv_cluster = false;   ///< GEMV along n, split: launched in clusters of its slices, which sum their compact
                                ///< partials (slice_stride = rows x cols) into C inside the launch (no reduce step).
-  bool slices_in_cluster = false;  ///< Split: launched in clusters of its slices, which sum their partials into C
-                                   ///< at the end of the launch (kernel::sum_slices_in_cluster; no reduce step).
   int tile_group = 0;       ///< sm_90a: tile rows per group of its tile order (grid_x: its persistent blocks).
   bool padded = false;      ///< The kernel's loads may read up to readable_m x readable_n (padded copies).
   int64_t readable_m = 0;   ///< Rows of op(A) the padded kernel may read.
@@ -499,13 +497,8 @@ class planner {
       g.slice_stride = g.ld_out * r.cols;
       g.offset = scratch_offset_;
       use_scratch(size_t(g.slices * g.slice_stride) * size_t(partial_element_bytes()));
-      // On sm_90 and newer a split of a few slices sums them inside its launch (clusters of the slices): partials of
-      // C's type, a kernel that has the code (not the large tiles'), no fused epilogue, one product per launch.
-      g.slices_in_cluster = facts_.arch >= 900 && !g.float_partials && !call_.fused && !in_grid_ &&
-                            t_.slot_sums_in_cluster[int(s)] && g.slices <= t_.split_k_cluster_slices &&
-                            g.slices <= kernel::portable_cluster_blocks;
       out.steps[out.step_count++] = g;
-      if (!g.slices_in_cluster) add_reduce(out, g, r);
+      add_reduce(out, g, r);
       return status::success;
     }
     // A C the epilogue cannot write as vectors: the product goes to an aligned buffer, and the reduction with

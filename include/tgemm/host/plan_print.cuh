@@ -76,10 +76,7 @@ inline std::string describe(const plan& p, const tuning::tuning_values* tuning, 
                       i + 1, s.wgmma ? "wgmma" : tuning::to_string(s.slot), policy.c_str(), s.padded ? " (padded loads)" : "",
                       (long long)s.row, (long long)s.rows, (long long)s.col, (long long)s.cols, (long long)s.tiles_m,
                       (long long)s.tiles_n, (long long)s.slices, s.threads, s.shared_bytes,
-                      s.to_workspace ? ", to workspace" : "",
-                      s.slices_in_cluster ? " (partials), in clusters of its slices, which meet in C"
-                      : s.slices > 1      ? " (partials)"
-                                          : "");
+                      s.to_workspace ? ", to workspace" : "", s.slices > 1 ? " (partials)" : "");
         if (s.gemv) {
           std::snprintf(line, sizeof line,
                         "  %d. gemv %s (%s): C[0:+%lld, 0:+%lld], %lld blocks x %lld slices, %d threads%s\n", i + 1,

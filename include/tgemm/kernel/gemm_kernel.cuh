@@ -6,10 +6,8 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "../arch/cluster.cuh"
 #include "../config.cuh"
 #include "../device/gemm.cuh"
-#include "../numeric.cuh"
 #include "../policy/run_time_layouts.cuh"
 #include "../tuning/selector.cuh"
 #include "tile_scheduler.cuh"
@@ -35,47 +33,8 @@ struct tuned_policy {
   /// The policy the device pass for `Arch` compiles.
   template <int Arch>
   using at = tuning::slot_policy_t<tuning::select_t<Table, Arch>, Slot>;
-  /// The slot whose kernel this is.
-  static constexpr tuning::slot slot = Slot;
 };
 TGEMM_END_DISPATCH_NAMESPACE
-
-/// Whether a kernel's blocks can sum their split-K slices inside the launch (split_k::in_cluster): the dispatcher's
-/// kernels of the slots that split (tuning::sums_slices_in_cluster), not a caller's fixed policy.
-template <class Source, class = void>
-struct sums_slices_in_cluster : std::false_type {};
-/// See sums_slices_in_cluster.
-template <class Source>
-struct sums_slices_in_cluster<Source, std::void_t<decltype(Source::slot)>>
-    : std::integral_constant<bool, tuning::sums_slices_in_cluster(Source::slot)> {};
-
-/// The end of a split launched in clusters of its slices (1 x 1 x slices blocks: one cluster per tile): once every
-/// block of the cluster has written its slice's partial product (the cluster barrier's release and acquire order
-/// those writes before the reads here), block z sums the slices of its share of the tile's elements, in slice order
-/// as kernel::reduce_split_k does (the same result, bit for bit), and writes C = alpha sum + beta C. sm_90 and newer.
-template <class Policy, class Element, class Scalar>
-__device__ __forceinline__ void sum_slices_in_cluster(int64_t m, int64_t n, int64_t tile_row, int64_t tile_col,
-                                                      const split_k<Element>& split,
-                                                      const device::basic_linear_combination<Element, Scalar>& e) {
-  arch::cluster_sync();
-  const int64_t row_begin = tile_row * Policy::block_m, col_begin = tile_col * Policy::block_n;
-  const int64_t rows = m - row_begin < Policy::block_m ? m - row_begin : Policy::block_m;
-  const int64_t cols = n - col_begin < Policy::block_n ? n - col_begin : Policy::block_n;
-  const int slices = int(split.slices);
-  const int64_t share = (rows * cols + slices - 1) / slices;  // elements of the tile, counted down its columns
-  const int64_t begin = int64_t(blockIdx.z) * share;
-  const int64_t end = begin + share < rows * cols ? begin + share : rows * cols;
-  const int64_t slice_stride = split.ld_partials * n;
-  for (int64_t i = begin + threadIdx.x; i < end; i += Policy::threads) {
-    const int64_t col = col_begin + i / rows, row = row_begin + i % rows;
-    const Element* partial = split.partials + row + col * split.ld_partials;
-    Scalar sum = Scalar(0);
-    for (int s = 0; s < slices; ++s) sum += convert<Scalar>(partial[s * slice_stride]);
-    Element* x = e.c + row + col * e.ldc;
-    *x = e.beta == Scalar(0) ? convert<Element>(e.alpha * sum)
-                             : convert<Element>(e.alpha * sum + e.beta * convert<Scalar>(*x));
-  }
-}
 
 /// The policy a source gives the host pass: its element types are those of every architecture's policy.
 template <class Source>
@@ -138,8 +97,7 @@ __global__ void __launch_bounds__(Source::template at<TGEMM_DEVICE_ARCH>::thread
   kernel_output_t<Source, Fused, User> output = e;
   if (split.slices > 1) {
     // This block's k range: the same problem with A and B advanced to its first k; the product goes to this
-    // slice's partials, unscaled, and the reduction (or, in_cluster, the cluster's blocks at the end of this launch:
-    // sum_slices_in_cluster) applies alpha and beta (and a fused epilogue's terms).
+    // slice's partials, unscaled, and the reduction applies alpha and beta (and a fused epilogue's terms).
     const int64_t k_begin = int64_t(blockIdx.z) * split.k_per_slice;
     operands.k = p.k - k_begin < split.k_per_slice ? p.k - k_begin : split.k_per_slice;
     operands.a = op_a == op::none ? p.a + k_begin * p.lda : p.a + k_begin;
@@ -171,11 +129,6 @@ __global__ void __launch_bounds__(Source::template at<TGEMM_DEVICE_ARCH>::thread
   } else {
     device::gemm<policy, OpA, OpB>(operands, tile_row, tile_col, smem, output);
   }
-#if TGEMM_HAS_TMA
-  if constexpr (sums_slices_in_cluster<Source>::value && !Fused) {
-    if (split.in_cluster) sum_slices_in_cluster<policy>(p.m, p.n, tile_row, tile_col, split, e);
-  }
-#endif
 }
 
 }  // namespace tgemm::kernel

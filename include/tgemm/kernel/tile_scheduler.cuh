@@ -22,17 +22,13 @@ struct tile_grid {
 
 /// Split-K: k is cut into `slices` ranges of k_per_slice (blockIdx.z picks one); each block writes its partial
 /// product to its slice of `partials` (column-major, ld_partials, slices n * ld_partials apart) and a
-/// reduction kernel combines them, or, `in_cluster`, the blocks of the tile's cluster do at the end of the launch.
-/// slices == 1: no split, the block applies the epilogue to C itself.
+/// reduction kernel combines them. slices == 1: no split, the block applies the epilogue to C itself.
 template <class Element>
 struct split_k {
   int64_t slices = 1;            ///< Number of k ranges (gridDim.z).
   int64_t k_per_slice = 0;       ///< Length of each range, a multiple of the policy's block_k.
   Element* partials = nullptr;   ///< slices x (ld_partials x n) elements of workspace.
   int64_t ld_partials = 0;       ///< Leading dimension of each partial product.
-  /// The launch runs in clusters of its slices (1 x 1 x slices blocks, sm_90 and newer), which sum the partials into
-  /// C themselves: kernels whose policy source says sums_slices_in_cluster only.
-  bool in_cluster = false;
 };
 
 /// The rows of op(A) and columns of op(B) a padded kernel may read: at least m and n. Repacked copies are

@@ -247,9 +247,6 @@ struct tuning_values {
   policy_numbers partials_slots[slot_count]; ///< The policies of those kernels by slot (when float_partials).
   bool float_partials_thin_only = false;     ///< See tensorop_f16_thresholds::float_partials_thin_only.
   int64_t split_min_steps = 0;               ///< See simt_f32_thresholds::split_min_steps.
-  int64_t split_k_cluster_slices = 0;        ///< See simt_f32_thresholds::split_k_cluster_slices.
-  /// By slot: its kernel can sum split-K slices in clusters (sums_slices_in_cluster of the slot that owns the kernel).
-  bool slot_sums_in_cluster[slot_count] = {};
   int64_t staged_c_min_elements = 0;         ///< See simt_f32_thresholds::staged_c_min_elements.
   double peel_speed = 0;                     ///< See simt_f32_thresholds::peel_speed.
   double medium_speed = 0;                   ///< See simt_f32_thresholds::medium_speed.
@@ -310,13 +307,6 @@ tuning_values values_of() {
     });
   }
   v.split_min_steps = Entry::split_min_steps;
-  v.split_k_cluster_slices = Entry::split_k_cluster_slices;
-  // A slot whose policy is another's runs that slot's kernel (kernel_slot). Asked of the chain from this entry back, a
-  // slot may look shared where the whole chain's is not: then it keeps the reduction, never the reverse.
-  for_each_slot([&](auto s) {
-    constexpr slot owner = kernel_slot<Entry, decltype(s)::value>();
-    v.slot_sums_in_cluster[int(decltype(s)::value)] = sums_slices_in_cluster(owner);
-  });
   v.staged_c_min_elements = Entry::staged_c_min_elements;
   v.peel_speed = Entry::peel_speed;
   v.medium_speed = Entry::medium_speed;

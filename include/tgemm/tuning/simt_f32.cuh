@@ -85,12 +85,6 @@ struct simt_f32_thresholds {
   static constexpr int64_t max_partials_bytes = int64_t(512) << 20;
   /// A split-K slice is at least this many block_k steps deep.
   static constexpr int64_t split_min_steps = 4;
-  /// On sm_90 and newer, a tiled split of at most this many slices runs in clusters of its slices, which sum their
-  /// partials into C at the end of the launch (kernel::gemm_kernel) instead of in a reduction launch after it: one
-  /// launch fewer, the host's and the GPU's (partials of C's type only: a 16-bit C's float partials keep the
-  /// reduction; calls with a fused epilogue too). 0: never. At most 8, the largest portable cluster (compute-sanitizer
-  /// refuses larger ones: tuning/gemv.cuh).
-  static constexpr int64_t split_k_cluster_slices = 8;
   /// Products of at least this many elements whose C the epilogue could only write element by element (a
   /// misaligned pointer or ldc) are computed into an aligned buffer and copied to C. On an H200 (gemm(),
   /// beta = 0.5, ldc = m or m + 1): 4095^3 2.92 -> 2.83 ms, 2047^3 0.411 -> 0.393, 8192 x 8192 x 256 with ldc

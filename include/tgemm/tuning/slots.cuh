@@ -57,13 +57,6 @@ constexpr bool is_thin(slot s) {
   return s == slot::narrow_m || s == slot::narrow_n || s == slot::tiny_m || s == slot::tiny_n;
 }
 
-/// True for the slots whose kernels can sum their split-K slices inside the launch (clusters of the slices, on sm_90
-/// and newer: kernel::gemm_kernel): the slots the planner splits. The large tiles get only grids that fill the GPU and
-/// the products tile runs batches; neither splits, so their kernels, the fastest ones, carry no such code.
-constexpr bool sums_slices_in_cluster(slot s) {
-  return s != slot::general && s != slot::general_tn && s != slot::general_tt && s != slot::products;
-}
-
 /// What the slot is for, in a few words.
 constexpr const char* purpose(slot s) {
   switch (s) {
