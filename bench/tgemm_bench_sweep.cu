@@ -50,7 +50,8 @@ using tgemm::tuning::tuning_values;
 /// policy's own numbers, which its kernels are compiled with).
 #define TGEMM_SWEEP_FIELDS(X)                                                                                       \
   X(narrow_extent) X(tiny_extent) X(pack_min_flops) X(layout_pack_flops) X(layout_pack_min_extent)                  \
-  X(max_partials_bytes) X(split_min_steps) X(staged_c_min_elements) X(peel_speed) X(medium_speed) X(small_speed)    \
+  X(max_partials_bytes) X(split_min_steps) X(split_small_below) X(split_small_min_steps) X(staged_c_min_elements)   \
+  X(peel_speed) X(medium_speed) X(small_speed)                                                                      \
   X(gemv) X(gemv_along_k_min_blocks) X(gemv_along_n_min_blocks) X(gemv_min_slice_k) X(gemv_cluster_slices)          \
   X(gemv_wide_cluster_slices)                                                                                       \
   X(wgmma_min_wave) X(wgmma_batch_min_use) X(wgmma_persistent) X(wgmma_group_m) X(wgmma_small_below_wave)           \

@@ -409,7 +409,7 @@ class planner {
   /// medium and small tiles are scored by how much of their tiles is inside C, how evenly their blocks fill the
   /// resident-block slots, and their measured speed, and so is the large tile on the region with ragged edges of
   /// at most narrow_extent peeled off. The best runs unsplit when its tiles fill at least half the slots, else
-  /// the medium tile runs with split-K.
+  /// the medium tile runs with split-K (the small one where the medium tiles are very few: split_small_below).
   status plan_aligned(plan& out, const region& r) {
     // A batch in one grid of products that one or two products tiles cover.
     if (in_grid_ && products_tile_takes(t_, r.rows, r.cols, 2)) return add_gemm(out, slot::products, r);
@@ -448,6 +448,9 @@ class planner {
     }
     if (best == 0 && 2 * plans[0].tiles > plans[0].slots) return add_gemm(out, large, r);
     if (best == 2 && 2 * plans[2].tiles > plans[2].slots) return add_gemm(out, slot::small, r);
+    // Too few tiles of every size: split k, on the small tile where the medium one makes very few blocks.
+    const double multiprocessors = double(facts_.multiprocessors > 0 ? facts_.multiprocessors : 1);
+    if (double(plans[1].tiles) < t_.split_small_below * multiprocessors) return add_gemm(out, slot::small, r);
     return add_gemm(out, slot::medium, r);
   }
 
@@ -458,7 +461,7 @@ class planner {
   int64_t choose_split(slot s, const region& r, int block_k, int64_t tiles, int64_t slots,
                        int64_t& k_per_slice) const {
     const int64_t k = call_.problem.k;
-    const int64_t min_slice = t_.split_min_steps * block_k;
+    const int64_t min_slice = (s == slot::small ? t_.split_small_min_steps : t_.split_min_steps) * block_k;
     k_per_slice = k;
     if (2 * tiles > slots || k < 2 * min_slice) return 1;
     if (t_.float_partials && t_.float_partials_thin_only && !tuning::is_thin(s)) return 1;

@@ -85,6 +85,11 @@ struct simt_f32_thresholds {
   static constexpr int64_t max_partials_bytes = int64_t(512) << 20;
   /// A split-K slice is at least this many block_k steps deep.
   static constexpr int64_t split_min_steps = 4;
+  /// A product whose tiles are too few to fill the GPU splits k on the medium tile, or on the small tile when the
+  /// medium tiles number fewer than this fraction of the multiprocessors (0: always the medium tile).
+  static constexpr double split_small_below = 0;
+  /// A split-K slice of the small tile is at least this many of its block_k steps deep.
+  static constexpr int64_t split_small_min_steps = 4;
   /// Products of at least this many elements whose C the epilogue could only write element by element (a
   /// misaligned pointer or ldc) are computed into an aligned buffer and copied to C. On an H200 (gemm(),
   /// beta = 0.5, ldc = m or m + 1): 4095^3 2.92 -> 2.83 ms, 2047^3 0.411 -> 0.393, 8192 x 8192 x 256 with ldc
