@@ -74,17 +74,20 @@ TEST_CASE("gemm() handles every order, op pair, pointer offset and padding", "[g
   SUCCEED(cases << " dispatcher cases");
 }
 
-TEST_CASE("gemm() takes the thin tiles and split-K on skinny problems, the medium tile on few tiles", "[gpu][dispatch]") {
+TEST_CASE("gemm() takes the thin tiles and split-K on skinny problems, the medium or small tile on few tiles",
+          "[gpu][dispatch]") {
   // Leading dimensions are multiples of 4, so no operand is read with scalar loads. A row-major call is solved
-  // transposed: its 16-row problem is a 16-column one.
+  // transposed: its 16-row problem is a 16-column one. (One row: the GEMV kernel, gemv_test.cu.) Few tiles split k on
+  // the medium tile (640 x 512: 20 of them), very few on the small one (256 x 192: 4 medium tiles, split_small_below).
   struct skinny {
     int64_t m, n, k;
     tuning::slot slot;  // of the column-major call
     bool split;
   };
-  const skinny cases[] = {{2, 300, 77, tuning::slot::tiny_m, false},  // (one row: the GEMV kernel, gemv_test.cu)     {16, 520, 3000, tuning::slot::tiny_m, true},
+  const skinny cases[] = {{2, 300, 77, tuning::slot::tiny_m, false},     {16, 520, 3000, tuning::slot::tiny_m, true},
                           {24, 520, 3000, tuning::slot::narrow_m, true}, {700, 12, 2500, tuning::slot::tiny_n, true},
-                          {700, 20, 2500, tuning::slot::narrow_n, true}, {256, 192, 4096, tuning::slot::medium, true}};
+                          {700, 20, 2500, tuning::slot::narrow_n, true}, {640, 512, 2048, tuning::slot::medium, true},
+                          {256, 192, 4096, tuning::slot::small, true}};
   for (layout order : {layout::col_major, layout::row_major}) {
     for (const auto& ops : op_pairs) {
       for (const skinny& s : cases) {

@@ -154,9 +154,14 @@ TEST_CASE("H200 plans: tiles, repacking, peeling, staging and split-K by shape",
       {shape(2000, 2000, 2000, T, N), "gemm", "general_tn", false, false, false, false, false, false},
       {shape(2000, 2000, 2000, T, T), "gemm", "general_tt", false, false, false, false, false, false},
       {shape(4096, 4096, 128), "gemm", "general", false, false, false, false, false, false},
-      // Few tiles: split-K on the medium tile.
-      {shape(256, 192, 128), "gemm reduce", "medium x2", false, false, false, false, true, false},
-      {shape(256, 256, 16384), "gemm reduce", "medium x64", false, false, false, false, true, false},
+      // Few tiles: split-K on the medium tile; where it makes at most 16 tiles (an eighth of the 132 SMs or fewer:
+      // split_small_below), on the small tile, in slices as thin as one 32-deep step (256 x 192 x 128: 12 tiles x 4).
+      {shape(256, 192, 128), "gemm reduce", "small x4", false, false, false, false, true, false},
+      {shape(256, 256, 256), "gemm reduce", "small x8", false, false, false, false, true, false},
+      {shape(512, 512, 512), "gemm reduce", "small x8", false, false, false, false, true, false},
+      {shape(256, 256, 16384), "gemm reduce", "small x32", false, false, false, false, true, false},
+      {shape(256, 256, 32), "gemm", "small", false, false, false, false, false, false},  // too shallow to split
+      {shape(640, 512, 512), "gemm reduce", "medium x8", false, false, false, false, true, false},  // 20 tiles
       {shape(128, 4096, 4096), "gemm reduce", "medium x8", false, false, false, false, true, false},
       {shape(1024, 1024, 1024), "gemm reduce", "medium x4", false, false, false, false, true, false},
       // Thin problems: 16- and 32-wide tiles, split when they leave SMs idle.

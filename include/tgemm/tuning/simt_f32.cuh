@@ -330,6 +330,16 @@ struct sm90 : simt_f32_thresholds {
   static constexpr double medium_speed = 0.95;
   /// The small tile's throughput relative to the large ones on full waves, on an H200.
   static constexpr double small_speed = 0.87;
+  /// Products of at most 16 medium tiles (fewer than an eighth of the multiprocessors) split k on the 64 x 64 tile, in
+  /// slices as thin as one 32-deep step: more, shorter blocks, as cuBLAS runs 256^3 on 256 blocks of 32 x 32. On an
+  /// H200 (tgemm_bench_sweep, bench/results/h200-split-small-tile.txt), ms against the medium tile's split: 256^3
+  /// 0.0108 against 0.0165 (cuBLAS 0.0112), 384^3 0.0135 against 0.0180, 300^3 0.0129 against 0.0185, 200 x 500 x 700
+  /// 0.0166 against 0.0192, 256 x 256 x 4096 0.0260 against 0.0287, 512^3 0.0187 against 0.0193; with 32 or more
+  /// medium tiles it lost (768^3 0.0406 against 0.0379, 1024^3 0.0697 against 0.0645, 128 x 4096 x 4096 0.121 against
+  /// 0.109).
+  static constexpr double split_small_below = 0.125;
+  /// See split_small_below: slices of one step beat two (256^3 0.0108 against 0.0120) and four (0.0142).
+  static constexpr int64_t split_small_min_steps = 1;
 };
 
 /// The newest entry of the float table: what tgemm::gemm() dispatches over for float.
