@@ -155,11 +155,16 @@ TEST_CASE("H200 plans: tiles, repacking, peeling, staging and split-K by shape",
       {shape(2000, 2000, 2000, T, T), "gemm", "general_tt", false, false, false, false, false, false},
       {shape(4096, 4096, 128), "gemm", "general", false, false, false, false, false, false},
       // Few tiles: split-K on the medium tile; where it makes at most 16 tiles (an eighth of the 132 SMs or fewer:
-      // split_small_below), on the small tile, in slices as thin as one 32-deep step (256 x 192 x 128: 12 tiles x 4).
+      // split_small_below) and 2mnk is at most 2^29 (split_small_max_flops), on the small tile, in slices as thin as
+      // one 32-deep step (256 x 192 x 128: 12 tiles x 4).
       {shape(256, 192, 128), "gemm reduce", "small x4", false, false, false, false, true, false},
       {shape(256, 256, 256), "gemm reduce", "small x8", false, false, false, false, true, false},
       {shape(512, 512, 512), "gemm reduce", "small x8", false, false, false, false, true, false},
-      {shape(256, 256, 16384), "gemm reduce", "small x32", false, false, false, false, true, false},
+      {shape(256, 256, 4096), "gemm reduce", "small x32", false, false, false, false, true, false},
+      {shape(256, 256, 4100), "gemm reduce", "medium x52", false, false, false, false, true, false},
+      {shape(256, 256, 16384), "gemm reduce", "medium x64", false, false, false, false, true, false},
+      {shape(64, 64, 8192), "gemm reduce", "small x256", false, false, false, false, true, false},
+      {shape(512, 512, 4096), "gemm reduce", "medium x16", false, false, false, false, true, false},
       {shape(256, 256, 32), "gemm", "small", false, false, false, false, false, false},  // too shallow to split
       {shape(640, 512, 512), "gemm reduce", "medium x8", false, false, false, false, true, false},  // 20 tiles
       {shape(128, 4096, 4096), "gemm reduce", "medium x8", false, false, false, false, true, false},

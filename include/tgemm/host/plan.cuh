@@ -448,9 +448,13 @@ class planner {
     }
     if (best == 0 && 2 * plans[0].tiles > plans[0].slots) return add_gemm(out, large, r);
     if (best == 2 && 2 * plans[2].tiles > plans[2].slots) return add_gemm(out, slot::small, r);
-    // Too few tiles of every size: split k, on the small tile where the medium one makes very few blocks.
+    // Too few tiles of every size: split k, on the small tile where the medium one makes very few tiles and the
+    // product is small (a large one fills the GPU with the medium tile's slices).
     const double multiprocessors = double(facts_.multiprocessors > 0 ? facts_.multiprocessors : 1);
-    if (double(plans[1].tiles) < t_.split_small_below * multiprocessors) return add_gemm(out, slot::small, r);
+    const double flops = 2.0 * double(r.rows) * double(r.cols) * double(call_.problem.k);
+    if (double(plans[1].tiles) < t_.split_small_below * multiprocessors && flops <= t_.split_small_max_flops) {
+      return add_gemm(out, slot::small, r);
+    }
     return add_gemm(out, slot::medium, r);
   }
 

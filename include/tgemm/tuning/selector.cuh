@@ -249,6 +249,7 @@ struct tuning_values {
   int64_t split_min_steps = 0;               ///< See simt_f32_thresholds::split_min_steps.
   double split_small_below = 0;              ///< See simt_f32_thresholds::split_small_below.
   int64_t split_small_min_steps = 0;         ///< See simt_f32_thresholds::split_small_min_steps.
+  double split_small_max_flops = 0;          ///< See simt_f32_thresholds::split_small_max_flops.
   int64_t staged_c_min_elements = 0;         ///< See simt_f32_thresholds::staged_c_min_elements.
   double peel_speed = 0;                     ///< See simt_f32_thresholds::peel_speed.
   double medium_speed = 0;                   ///< See simt_f32_thresholds::medium_speed.
@@ -311,6 +312,7 @@ tuning_values values_of() {
   v.split_min_steps = Entry::split_min_steps;
   v.split_small_below = Entry::split_small_below;
   v.split_small_min_steps = Entry::split_small_min_steps;
+  v.split_small_max_flops = Entry::split_small_max_flops;
   v.staged_c_min_elements = Entry::staged_c_min_elements;
   v.peel_speed = Entry::peel_speed;
   v.medium_speed = Entry::medium_speed;

@@ -90,6 +90,8 @@ struct simt_f32_thresholds {
   static constexpr double split_small_below = 0;
   /// A split-K slice of the small tile is at least this many of its block_k steps deep.
   static constexpr int64_t split_small_min_steps = 4;
+  /// Larger products (2mnk flops) keep the medium tile's split whatever split_small_below says.
+  static constexpr double split_small_max_flops = 1e300;
   /// Products of at least this many elements whose C the epilogue could only write element by element (a
   /// misaligned pointer or ldc) are computed into an aligned buffer and copied to C. On an H200 (gemm(),
   /// beta = 0.5, ldc = m or m + 1): 4095^3 2.92 -> 2.83 ms, 2047^3 0.411 -> 0.393, 8192 x 8192 x 256 with ldc
@@ -340,6 +342,11 @@ struct sm90 : simt_f32_thresholds {
   static constexpr double split_small_below = 0.125;
   /// See split_small_below: slices of one step beat two (256^3 0.0108 against 0.0120) and four (0.0142).
   static constexpr int64_t split_small_min_steps = 1;
+  /// See split_small_below: larger products lost on the small tile, where the medium tile's split already fills the GPU
+  /// (lent H100, ms, small against medium: 512 x 512 x 4096 0.0657 / 0.0625, 256 x 256 x 16384 0.0667 / 0.0634,
+  /// 512 x 512 x 8192 0.119 / 0.108, 256 x 256 x 8192 TN 0.0436 / 0.0397 though NN 0.0396 / 0.0411); 2^29 keeps
+  /// 256 x 256 x 4096 (0.0260 / 0.0290) and 64 x 64 x 8192 (0.0211 / 0.0227) on the small tile.
+  static constexpr double split_small_max_flops = double(int64_t(1) << 29);
 };
 
 /// The newest entry of the float table: what tgemm::gemm() dispatches over for float.
