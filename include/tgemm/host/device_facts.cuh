@@ -28,6 +28,9 @@ struct device_facts {
   /// counted as 1).
   int resident_blocks[4][tuning::slot_count] = {};
 
+  /// Multiprocessors, at least 1 (facts a host test leaves at 0 still give plans).
+  int64_t multiprocessor_count() const { return multiprocessors > 0 ? multiprocessors : 1; }
+
   /// Blocks of slot `s`'s kernel for (op_a, op_b) resident on one multiprocessor (at least 1).
   int resident(op op_a, op op_b, tuning::slot s) const {
     const int blocks = resident_blocks[op_pair_index(op_a, op_b)][int(s)];

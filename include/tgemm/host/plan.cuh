@@ -384,7 +384,7 @@ class planner {
     const int64_t tiles_m = kernel::tiles_for(r.rows, p.block_m), tiles_n = kernel::tiles_for(r.cols, p.block_n);
     tile_score plan;
     plan.tiles = tiles_m * tiles_n * (in_grid_ ? call_.batch.count : 1);
-    plan.slots = int64_t(facts_.multiprocessors > 0 ? facts_.multiprocessors : 1) * facts_.resident(op_a, op_b, s);
+    plan.slots = facts_.multiprocessor_count() * facts_.resident(op_a, op_b, s);
     plan.score = tile_score_of(p, r.rows, r.cols, plan.tiles, plan.slots, speed);
     return plan;
   }
@@ -450,7 +450,7 @@ class planner {
     if (best == 2 && 2 * plans[2].tiles > plans[2].slots) return add_gemm(out, slot::small, r);
     // Too few tiles of every size: split k, on the small tile where the medium one makes very few tiles and the
     // product is small (a large one fills the GPU with the medium tile's slices).
-    const double multiprocessors = double(facts_.multiprocessors > 0 ? facts_.multiprocessors : 1);
+    const double multiprocessors = double(facts_.multiprocessor_count());
     const double flops = 2.0 * double(r.rows) * double(r.cols) * double(call_.problem.k);
     if (double(plans[1].tiles) < t_.split_small_below * multiprocessors && flops <= t_.split_small_max_flops) {
       return add_gemm(out, slot::small, r);
@@ -548,7 +548,7 @@ class planner {
     s.threads = kernel::reduce_threads;
     // One full wave of blocks at most: the kernel strides through C.
     const int64_t blocks = (r.rows * r.cols + kernel::reduce_threads - 1) / kernel::reduce_threads;
-    const int64_t resident = int64_t(facts_.multiprocessors > 0 ? facts_.multiprocessors : 1) *
+    const int64_t resident = facts_.multiprocessor_count() *
                              (max_threads_per_multiprocessor / kernel::reduce_threads);
     s.grid_x = blocks < resident ? blocks : resident;
   }
@@ -684,7 +684,7 @@ class planner {
     if (t_.wgmma_split_tf32 && (2 * m > limit || 2 * n > limit)) return false;  // big and small parts' lines
     const int64_t tiles_m = kernel::tiles_for(m, p.block_m), tiles_n = kernel::tiles_for(n, p.block_n);
     if (tiles_m * tiles_n > int64_t(INT32_MAX)) return false;  // its tile index is 32-bit
-    const int64_t tiles = tiles_m * tiles_n, sms = facts_.multiprocessors > 0 ? facts_.multiprocessors : 1;
+    const int64_t tiles = tiles_m * tiles_n, sms = facts_.multiprocessor_count();
     if (products > 1) {
       // The rank-3 tensor maps describe each product as ld x lines elements, one after another: the driver's
       // layout of a tensor (cuda.h: each dimension's stride includes the previous one's), so products that overlap
@@ -720,7 +720,7 @@ class planner {
   /// wgmma_split_min_slice_k deep, their float partials within wgmma_max_partials_bytes; false for fewer than two.
   bool split_slices(int64_t tiles, int block_k, int64_t& slices, int64_t& slice_steps) const {
     const int64_t m = call_.problem.m, n = call_.problem.n, k = call_.problem.k;
-    const int64_t sms = facts_.multiprocessors > 0 ? facts_.multiprocessors : 1;
+    const int64_t sms = facts_.multiprocessor_count();
     const int64_t min_slice_steps = std::max<int64_t>(1, (t_.wgmma_split_min_slice_k + block_k - 1) / block_k);
     const int64_t k_steps = (k + block_k - 1) / block_k;
     int64_t n_slices = std::min(sms / tiles, k_steps / min_slice_steps);
@@ -762,7 +762,7 @@ class planner {
     g.tiles_m = kernel::tiles_for(m, p.block_m);
     g.tiles_n = kernel::tiles_for(n, p.block_n);
     const int64_t items = g.tiles_m * g.tiles_n * slices * products;
-    const int64_t sms = facts_.multiprocessors > 0 ? facts_.multiprocessors : 1;
+    const int64_t sms = facts_.multiprocessor_count();
     g.grid_x = t_.wgmma_persistent && items > sms ? sms : items;
     g.tile_group = t_.wgmma_group_m;
     if (slices > 1) {  // float partials in the workspace after the copies, then the reduction into C
@@ -816,7 +816,7 @@ class planner {
     out.gemv = true;
     const int64_t products = call_.batch.count;
     const double per_sm = g.gemv_along_k ? t_.gemv_along_k_min_blocks : t_.gemv_along_n_min_blocks;
-    const double wanted = per_sm * double(facts_.multiprocessors > 0 ? facts_.multiprocessors : 1);
+    const double wanted = per_sm * double(facts_.multiprocessor_count());
     int64_t slices = 1;
     if (double(g.tiles_m * products) < wanted && k >= 2 * t_.gemv_min_slice_k) {
       slices = std::min<int64_t>(int64_t(wanted / double(g.tiles_m)) + 1, k / t_.gemv_min_slice_k);

@@ -309,6 +309,8 @@ tuning_values values_of() {
       v.partials_slots[int(decltype(s)::value)] = numbers_of<slot_policy_t<partials_entry, decltype(s)::value>>();
     });
   }
+  static_assert(Entry::split_min_steps >= 1 && Entry::split_small_min_steps >= 1,
+                "a tuning entry's split-K slices must be at least one block_k step deep");
   v.split_min_steps = Entry::split_min_steps;
   v.split_small_below = Entry::split_small_below;
   v.split_small_min_steps = Entry::split_small_min_steps;
