@@ -116,7 +116,7 @@ void run(cublasHandle_t handle, int64_t n) {
       if (slices > 1) {
         tgemm::kernel::reduce_split_k<float, T, float><<<unsigned(std::min<int64_t>((n + 255) / 256, 1056)),
                                                          tgemm::kernel::reduce_threads>>>(
-            partials, 4, 4 * n, slices, 1, n, 1.0f, 0.0f, c, 1, false, tgemm::device::epilogue_terms<T, float>{});
+            partials, 4, 4 * n, slices, 1, n, 1.0f, 0.0f, c, 1);
       }
     };
     CHECK(cudaMemset(c, 0xff, n * sizeof(T)));
@@ -152,7 +152,7 @@ void run(cublasHandle_t handle, int64_t n) {
       q.out = nullptr, q.slice_stride = 4 * n, q.out_col = 4;
       kernel<<<dim3(unsigned(blocks), 1, unsigned(slices)), tgemm::kernel::gemv_threads>>>(q);
       tgemm::kernel::reduce_split_k<float, T, float><<<32, tgemm::kernel::reduce_threads>>>(
-          partials, 4, 4 * n, slices, 1, n, 1.0f, 0.0f, ref, 1, false, tgemm::device::epilogue_terms<T, float>{});
+          partials, 4, 4 * n, slices, 1, n, 1.0f, 0.0f, ref, 1);
       CHECK(cudaDeviceSynchronize());
     }
     std::vector<T> split(static_cast<size_t>(n));

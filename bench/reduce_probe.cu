@@ -1,6 +1,6 @@
 // The split-K reduction's loop shapes side by side (docs/performance.md, "The split-K reduction"): d7e9e64's kernel
-// (`old`), the library's kernel (`lib`, and `lib-fused`: the same kernel taking its fused-epilogue branch with no
-// terms), and variants of the loop that sums each element's slices: `cur` (1293407's kernel: one element loop, the
+// (`old`), the library's kernels (`lib`, and `lib-fused`: reduce_split_k_fused with no terms), 585e282's kernel
+// (`585e282`: both paths in one kernel, the fused one taken at run time), and variants of the loop that sums each element's slices: `cur` (1293407's kernel: one element loop, the
 // fused branch inside it), `cur+quad` (a batch of 4 before the one-by-one rest), `apart`/`apart+quad` (plain and fused
 // element loops apart), `pred4`/`pred8` (batches of 4 or 8 loads, those past the last slice predicated off and counted
 // as +0), `unswitch` (a separate element loop for fewer than 8 slices), `fixed` (an element loop per count 1-8, every
@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <type_traits>
 #include <vector>
 
 #include "check_cuda.hpp"
@@ -171,6 +172,45 @@ __device__ __forceinline__ void elements(Sum sum_of, const Partial* __restrict__
   }
 }
 
+// 585e282's kernel: the per-count loops and the fused branch in one body.
+__global__ void __launch_bounds__(256)
+    k_585e282(const float* __restrict__ partials, int64_t ld_partials, int64_t slice_stride, int slices, int64_t m,
+              int64_t n, float alpha, float beta, float* __restrict__ c, int64_t ldc, bool fused, const terms_t terms) {
+  if (fused) {
+    kernel::detail::for_each_element(m, n, [&](int64_t row, int64_t col) {
+      const float sum = kernel::detail::sum_slices<float>(partials + row + col * ld_partials, slice_stride, slices);
+      const bool read_c = beta != 0.0f;
+      const float old = read_c ? *device::source_of(terms, c, ldc, row, col) : 0.0f;
+      c[row + col * ldc] = device::finish(terms, sum, alpha, beta, old, read_c, row, col);
+    });
+    return;
+  }
+  const auto store = [&](float sum, int64_t row, int64_t col) {
+    float* x = c + row + col * ldc;
+    *x = beta == 0.0f ? alpha * sum : alpha * sum + beta * *x;
+  };
+  const auto fixed = [&](auto count) {
+    kernel::detail::for_each_element(m, n, [&](int64_t row, int64_t col) {
+      store(kernel::detail::add_slices<decltype(count)::value>(0.0f, partials + row + col * ld_partials, slice_stride),
+            row, col);
+    });
+  };
+  switch (slices) {
+    case 1: return fixed(std::integral_constant<int, 1>{});
+    case 2: return fixed(std::integral_constant<int, 2>{});
+    case 3: return fixed(std::integral_constant<int, 3>{});
+    case 4: return fixed(std::integral_constant<int, 4>{});
+    case 5: return fixed(std::integral_constant<int, 5>{});
+    case 6: return fixed(std::integral_constant<int, 6>{});
+    case 7: return fixed(std::integral_constant<int, 7>{});
+    case 8: return fixed(std::integral_constant<int, 8>{});
+    default:
+      kernel::detail::for_each_element(m, n, [&](int64_t row, int64_t col) {
+        store(kernel::detail::sum_slices<float>(partials + row + col * ld_partials, slice_stride, slices), row, col);
+      });
+  }
+}
+
 template <int Mode, class Partial, class Element, class Scalar>
 __global__ void __launch_bounds__(256)
     k_new(const Partial* __restrict__ partials, int64_t ld_partials, int64_t slice_stride, int slices,
@@ -224,12 +264,13 @@ int main(int argc, char** argv) {
         case 6: k_new<8, float, float, float><<<grid, 256>>>(p, x.m, ss, x.slices, x.m, x.n, 1.0f, 0.0f, c, x.m); break;
         case 7: k_new<1, float, float, float><<<grid, 256>>>(p, x.m, ss, x.slices, x.m, x.n, 1.0f, 0.0f, c, x.m); break;
         case 8: k_new<0, float, float, float><<<grid, 256>>>(p, x.m, ss, x.slices, x.m, x.n, 1.0f, 0.0f, c, x.m); break;
-        case 9: kernel::reduce_split_k<float, float, float><<<grid, 256>>>(p, x.m, ss, x.slices, x.m, x.n, 1.0f, 0.0f, c, x.m, false, t); break;
-        case 10: kernel::reduce_split_k<float, float, float><<<grid, 256>>>(p, x.m, ss, x.slices, x.m, x.n, 1.0f, 0.0f, c, x.m, true, t); break;
+        case 9: kernel::reduce_split_k<float, float, float><<<grid, 256>>>(p, x.m, ss, x.slices, x.m, x.n, 1.0f, 0.0f, c, x.m); break;
+        case 10: kernel::reduce_split_k_fused<float, float, float><<<grid, 256>>>(p, x.m, ss, x.slices, x.m, x.n, 1.0f, 0.0f, c, x.m, t); break;
+        case 11: k_585e282<<<grid, 256>>>(p, x.m, ss, x.slices, x.m, x.n, 1.0f, 0.0f, c, x.m, false, t); break;
       }
     };
-    const char* names[] = {"old", "cur", "cur+quad", "apart", "apart+quad", "pred4", "pred8", "unswitch", "fixed", "lib", "lib-fused"};
-    constexpr int NV = 11;
+    const char* names[] = {"old", "cur", "cur+quad", "apart", "apart+quad", "pred4", "pred8", "unswitch", "fixed", "lib", "lib-fused", "585e282"};
+    constexpr int NV = 12;
     {
       std::vector<float> ref(x.m * x.n), got(x.m * x.n);
       run(0); TGEMM_CHECK_CUDA(cudaMemcpy(ref.data(), c, ref.size() * 4, cudaMemcpyDeviceToHost));

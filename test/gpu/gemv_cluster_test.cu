@@ -56,8 +56,7 @@ void run_case(int64_t cols, int64_t k, int slices, float alpha, float beta) {
   tgemm::kernel::gemv_along_n<T, T, float, 1><<<dim3(unsigned(blocks), 1, unsigned(used)), tgemm::kernel::gemv_threads>>>(split);
   TGEMM_CUDA_REQUIRE(cudaGetLastError());
   tgemm::kernel::reduce_split_k<float, T, float><<<8, tgemm::kernel::reduce_threads>>>(
-      partials.get(), 4, 4 * cols, used, 1, cols, alpha, beta, c_split.get(), ldc, false,
-      tgemm::device::epilogue_terms<T, float>{});
+      partials.get(), 4, 4 * cols, used, 1, cols, alpha, beta, c_split.get(), ldc);
   TGEMM_CUDA_REQUIRE(cudaGetLastError());
   // Clustered: compact partials, C's strides.
   params clustered = p;

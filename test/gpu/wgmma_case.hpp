@@ -215,8 +215,7 @@ struct sliced_blocks {
                                             k_per_slice, stride, Blocks, 2, nullptr, device);
     if (s != status::success) return s;
     tgemm::kernel::reduce_split_k<float, float, float><<<4, tgemm::kernel::reduce_threads>>>(
-        partials.get(), ld_partials, stride, int(slices), m, n, alpha, beta, c, ldc, false,
-        tgemm::device::epilogue_terms<float, float>{});
+        partials.get(), ld_partials, stride, int(slices), m, n, alpha, beta, c, ldc);
     TGEMM_CUDA_REQUIRE(cudaGetLastError());
     TGEMM_CUDA_REQUIRE(cudaDeviceSynchronize());
     return status::success;

@@ -24,6 +24,7 @@ void* instantiate_helpers() {
       reinterpret_cast<void*>(&tgemm::kernel::pack_operand<__nv_bfloat16, false>),
       reinterpret_cast<void*>(&tgemm::kernel::scale_c<__nv_bfloat16, float>),
       reinterpret_cast<void*>(&tgemm::kernel::reduce_split_k<float, __half, float>),
+      reinterpret_cast<void*>(&tgemm::kernel::reduce_split_k_fused<float, __half, float>),
   };
   return kernels[0] == kernels[1] ? nullptr : kernels[2];
 }

@@ -69,20 +69,24 @@ struct helper_kernels {
   static constexpr auto realign_a = &kernel::realign_operand<A, 16 / int(sizeof(A))>;
   static constexpr auto realign_b = &kernel::realign_operand<B, 16 / int(sizeof(B))>;
   using U = typename Types::user_op;
-  static constexpr auto reduce = &kernel::reduce_split_k<C, C, S, U>;
+  static constexpr auto reduce = &kernel::reduce_split_k<C, C, S>;
+  static constexpr auto reduce_fused = &kernel::reduce_split_k_fused<C, C, S, U>;
   /// The sum of float partials (the sm_90a kernel's split-K) into C; float and 16-bit C only.
   static constexpr bool has_float_partials = !std::is_same<C, double>::value;
+  template <bool Fused>
   static constexpr auto reduce_float_partials() {
-    if constexpr (has_float_partials) {
-      return &kernel::reduce_split_k<float, C, S, U>;
-    } else {
+    if constexpr (!has_float_partials) {
       return nullptr;
+    } else if constexpr (Fused) {
+      return &kernel::reduce_split_k_fused<float, C, S, U>;
+    } else {
+      return &kernel::reduce_split_k<float, C, S>;
     }
   }
   static constexpr auto scale = &kernel::scale_c<C, S, U>;
 
-  /// Makes the helper kernel of a step ready on the device.
-  static status prepare(const plan_step& s, int device) {
+  /// Makes the helper kernel of a step ready on the device (`fused`: the plan's call has a fused epilogue).
+  static status prepare(const plan_step& s, bool fused, int device) {
     switch (s.kind) {
       case step_kind::pack_a:
         if (s.keep_layout) return prepare_kernel_once<realign_a>(device, 0, "the operand-realigning kernel");
@@ -97,12 +101,14 @@ struct helper_kernels {
       case step_kind::reduce:
         if (s.float_partials) {
           if constexpr (has_float_partials) {
-            return prepare_kernel_once<reduce_float_partials()>(device, 0, "the split-K reduction kernel");
+            return fused ? prepare_kernel_once<reduce_float_partials<true>()>(device, 0, "the split-K reduction kernel")
+                         : prepare_kernel_once<reduce_float_partials<false>()>(device, 0, "the split-K reduction kernel");
           }
           return fail(status::cuda_error, cudaErrorInvalidDeviceFunction,
                       "internal error: a plan reduces float partials into a double C (device %d)", device);
         }
-        return prepare_kernel_once<reduce>(device, 0, "the split-K reduction kernel");
+        return fused ? prepare_kernel_once<reduce_fused>(device, 0, "the split-K reduction kernel")
+                     : prepare_kernel_once<reduce>(device, 0, "the split-K reduction kernel");
       case step_kind::scale: return prepare_kernel_once<scale>(device, 0, "the C = beta C kernel");
       case step_kind::gemm: break;
     }
@@ -201,21 +207,27 @@ status launch_steps(const plan& p, const canonical_call<Types>& call, std::byte*
       }
       case step_kind::reduce: {
         // The partials are C's type, or float for the sm_90a kernel's split-K (never for a double C: prepare refused).
-        const auto reduce_into_c = [&](auto function, const auto* partials) {
-          return launch_kernel(function, dim3(unsigned(s.grid_x)), dim3(kernel::reduce_threads), 0, stream, device,
-                               "launching the split-K reduction kernel", partials, s.ld_out, s.slice_stride,
-                               int(s.slices), s.rows, s.cols, call.update.alpha, call.update.beta,
-                               call.update.c + s.row + s.col * call.update.ldc, call.update.ldc, call.fused,
-                               call.fused ? call.terms.at(s.row, s.col) : decltype(call.terms){});
+        const auto reduce_into_c = [&](const auto* partials, auto plain, auto fused) {
+          C* const block = call.update.c + s.row + s.col * call.update.ldc;
+          const dim3 grid(unsigned(s.grid_x)), block_threads(kernel::reduce_threads);
+          if (call.fused) {
+            return launch_kernel(fused, grid, block_threads, 0, stream, device, "launching the split-K reduction kernel",
+                                 partials, s.ld_out, s.slice_stride, int(s.slices), s.rows, s.cols, call.update.alpha,
+                                 call.update.beta, block, call.update.ldc, call.terms.at(s.row, s.col));
+          }
+          return launch_kernel(plain, grid, block_threads, 0, stream, device, "launching the split-K reduction kernel",
+                               partials, s.ld_out, s.slice_stride, int(s.slices), s.rows, s.cols, call.update.alpha,
+                               call.update.beta, block, call.update.ldc);
         };
         if constexpr (helpers::has_float_partials) {
           if (s.float_partials) {
-            launched = reduce_into_c(helpers::reduce_float_partials(),
-                                     reinterpret_cast<const float*>(workspace + s.offset));
+            launched = reduce_into_c(reinterpret_cast<const float*>(workspace + s.offset),
+                                     helpers::template reduce_float_partials<false>(),
+                                     helpers::template reduce_float_partials<true>());
             break;
           }
         }
-        launched = reduce_into_c(helpers::reduce, reinterpret_cast<const C*>(workspace + s.offset));
+        launched = reduce_into_c(reinterpret_cast<const C*>(workspace + s.offset), helpers::reduce, helpers::reduce_fused);
         break;
       }
       case step_kind::scale:
@@ -243,7 +255,7 @@ status execute(const plan& p, const canonical_call<Types>& call, std::byte* work
   for (int i = 0; i < p.step_count; ++i) {
     const plan_step& s = p.steps[i];
     const status ready =
-        s.kind == step_kind::gemm || s.split_tf32 ? kernels.prepare(s, device) : helpers::prepare(s, device);
+        s.kind == step_kind::gemm || s.split_tf32 ? kernels.prepare(s, device) : helpers::prepare(s, p.fused, device);
     if (ready != status::success) return ready;
   }
   const int64_t count = call.batch.count;

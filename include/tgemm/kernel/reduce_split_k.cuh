@@ -61,31 +61,24 @@ __device__ __forceinline__ void for_each_element(int64_t m, int64_t n, Element&&
 /// C = alpha * (sum of the split-K partial products) + beta * C. Partials are summed in slice order, so the
 /// result is the same bit for bit on every run. beta == 0 never reads C. With one slice it is the copy of a product
 /// staged in an aligned buffer to a misaligned C. Partials are C's type, or float (the sm_90a kernel's split-K
-/// partials of a 16-bit C). Fused: each element goes through device::finish() with `terms` (tgemm::epilogue) instead.
-template <class Partial, class Element, class Scalar, class User = device::no_user_op>
+/// partials of a 16-bit C). A call with a fused epilogue uses reduce_split_k_fused instead: with both in one
+/// kernel, the compiler's layout of the whole body cost this one up to 0.8 us of 4.6 (bench/reduce_probe.cu).
+template <class Partial, class Element, class Scalar>
 __global__ void __launch_bounds__(reduce_threads)
     reduce_split_k(const Partial* __restrict__ partials, int64_t ld_partials, int64_t slice_stride, int slices,
-                   int64_t m, int64_t n, Scalar alpha, Scalar beta, Element* __restrict__ c, int64_t ldc, bool fused,
-                   const device::epilogue_terms_t<Element, Scalar, User> terms) {
-  if (fused) {
+                   int64_t m, int64_t n, Scalar alpha, Scalar beta, Element* __restrict__ c, int64_t ldc) {
+  const auto sum_into_c = [&](auto sum_of) {
     detail::for_each_element(m, n, [&](int64_t row, int64_t col) {
-      const Scalar sum = detail::sum_slices<Scalar>(partials + row + col * ld_partials, slice_stride, slices);
-      const bool read_c = beta != Scalar(0);
-      const Element old = read_c ? *device::source_of(terms, c, ldc, row, col) : zero<Element>();
-      c[row + col * ldc] = device::finish(terms, sum, alpha, beta, old, read_c, row, col);
+      const Scalar sum = sum_of(partials + row + col * ld_partials);
+      Element* x = c + row + col * ldc;
+      *x = beta == Scalar(0) ? convert<Element>(alpha * sum) : convert<Element>(alpha * sum + beta * convert<Scalar>(*x));
     });
-    return;
-  }
-  const auto store = [&](Scalar sum, int64_t row, int64_t col) {
-    Element* x = c + row + col * ldc;
-    *x = beta == Scalar(0) ? convert<Element>(alpha * sum) : convert<Element>(alpha * sum + beta * convert<Scalar>(*x));
   };
   // The usual counts (plans split k 2 to 8 ways; 1 is a staged product's copy) get an element loop each, with
   // every load issued before the first add: one runtime loop for all counts gave up 1 us of 10.9 at 1024^3.
   const auto fixed = [&](auto count) {
-    detail::for_each_element(m, n, [&](int64_t row, int64_t col) {
-      store(detail::add_slices<decltype(count)::value>(Scalar(0), partials + row + col * ld_partials, slice_stride), row,
-            col);
+    sum_into_c([&](const Partial* p) {
+      return detail::add_slices<decltype(count)::value>(Scalar(0), p, slice_stride);
     });
   };
   switch (slices) {
@@ -97,11 +90,23 @@ __global__ void __launch_bounds__(reduce_threads)
     case 6: return fixed(std::integral_constant<int, 6>{});
     case 7: return fixed(std::integral_constant<int, 7>{});
     case 8: return fixed(std::integral_constant<int, 8>{});
-    default:
-      detail::for_each_element(m, n, [&](int64_t row, int64_t col) {
-        store(detail::sum_slices<Scalar>(partials + row + col * ld_partials, slice_stride, slices), row, col);
-      });
+    default: sum_into_c([&](const Partial* p) { return detail::sum_slices<Scalar>(p, slice_stride, slices); });
   }
+}
+
+/// reduce_split_k for a call with a fused epilogue (tgemm::epilogue): each element's sum goes through
+/// device::finish() with `terms`, which reads C (or the separate source) only when beta != 0.
+template <class Partial, class Element, class Scalar, class User = device::no_user_op>
+__global__ void __launch_bounds__(reduce_threads)
+    reduce_split_k_fused(const Partial* __restrict__ partials, int64_t ld_partials, int64_t slice_stride, int slices,
+                         int64_t m, int64_t n, Scalar alpha, Scalar beta, Element* __restrict__ c, int64_t ldc,
+                         const device::epilogue_terms_t<Element, Scalar, User> terms) {
+  detail::for_each_element(m, n, [&](int64_t row, int64_t col) {
+    const Scalar sum = detail::sum_slices<Scalar>(partials + row + col * ld_partials, slice_stride, slices);
+    const bool read_c = beta != Scalar(0);
+    const Element old = read_c ? *device::source_of(terms, c, ldc, row, col) : zero<Element>();
+    c[row + col * ldc] = device::finish(terms, sum, alpha, beta, old, read_c, row, col);
+  });
 }
 
 }  // namespace tgemm::kernel
