@@ -28,6 +28,8 @@
 #   - user epilogue operations ([sanitize] of tgemm_gpu_user_epilogue_tests, every tool): a __device__ lambda reading
 #     a captured device vector of C's extent, on a shape no tile divides (the operation must see elements inside C
 #     only), with and without the caller's workspace;
+#   - host-side groups ([sanitize] of tgemm_gpu_grouped_tests, every tool): the grouped Hopper kernel's two
+#     persistent blocks walking three bf16 groups' tiles (on an sm_90 GPU with an sm_90a build);
 #   - [initcheck] (memcheck and initcheck): gemm() and every launch<P>() with beta = 0 on a C straight from
 #     cudaMalloc, never written, so initcheck proves that beta = 0 never reads C (and that tgemm's scratch memory
 #     is written before it is read); also k = 0 and alpha = 0 with beta = 0.
@@ -35,7 +37,8 @@
 # Usage: scripts/sanitize.sh [build-dir]    (default build-gpu; the tests must be built:
 #          cmake --build build-gpu --target tgemm_reliability_differential tgemm_reliability_gpu_tests
 #          tgemm_gpu_tensorop_tests tgemm_gpu_wgmma_tests tgemm_gpu_batched_tests
-#          tgemm_gpu_gemv_tests tgemm_gpu_epilogue_tests tgemm_gpu_indirect_tests tgemm_gpu_user_epilogue_tests)
+#          tgemm_gpu_gemv_tests tgemm_gpu_epilogue_tests tgemm_gpu_indirect_tests tgemm_gpu_user_epilogue_tests
+#          tgemm_gpu_grouped_tests)
 # Environment: OUT (log folder, default ./out), SANITIZE_TOOLS (default "memcheck racecheck synccheck initcheck"),
 #              SANITIZE_CASES (differential cases per tool, default 48), SANITIZE_SEED (default 1, printed).
 # Exit status: 0 when every tool reported nothing, 1 otherwise (or when something is missing).
@@ -65,11 +68,12 @@ gemv_tests=$build/test/gpu/tgemm_gpu_gemv_tests
 epilogue_tests=$build/test/gpu/tgemm_gpu_epilogue_tests
 indirect_tests=$build/test/gpu/tgemm_gpu_indirect_tests
 user_tests=$build/test/gpu/tgemm_gpu_user_epilogue_tests
+grouped_tests=$build/test/gpu/tgemm_gpu_grouped_tests
 for x in "$differential" "$gpu_tests" "$tensorop_tests" "$wgmma_tests" "$batched_tests" "$gemv_tests" "$epilogue_tests" \
-  "$indirect_tests" "$user_tests"; do
+  "$indirect_tests" "$user_tests" "$grouped_tests"; do
   if [[ ! -x $x ]]; then
     echo "sanitize.sh: $x is missing; build it first:" >&2
-    echo "  cmake --build $build --target tgemm_reliability_differential tgemm_reliability_gpu_tests tgemm_gpu_tensorop_tests tgemm_gpu_wgmma_tests tgemm_gpu_batched_tests tgemm_gpu_gemv_tests tgemm_gpu_epilogue_tests tgemm_gpu_indirect_tests tgemm_gpu_user_epilogue_tests" >&2
+    echo "  cmake --build $build --target tgemm_reliability_differential tgemm_reliability_gpu_tests tgemm_gpu_tensorop_tests tgemm_gpu_wgmma_tests tgemm_gpu_batched_tests tgemm_gpu_gemv_tests tgemm_gpu_epilogue_tests tgemm_gpu_indirect_tests tgemm_gpu_user_epilogue_tests tgemm_gpu_grouped_tests" >&2
     exit 1
   fi
 done
@@ -108,6 +112,7 @@ for tool in $tools; do
   run epilogue "$tool" "$epilogue_tests" "[sanitize]"
   run indirect "$tool" "$indirect_tests" "[sanitize]"
   run user-epilogue "$tool" "$user_tests" "[sanitize]"
+  run grouped "$tool" "$grouped_tests" "[sanitize]"
 done
 echo "sanitize.sh: $((SECONDS - start)) s, status $status (logs in $OUT/sanitize-*.log)"
 exit $status
