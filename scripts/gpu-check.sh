@@ -55,7 +55,9 @@ fi
 if has demo; then
   step "demo"
   for x in "$build"/examples/tgemm_demo "$build"/examples/tgemm_custom_epilogue "$build"/examples/tgemm_custom_epilogue_bf16 \
-           "$build"/examples/tgemm_user_epilogue "$build"/examples/tgemm_tutorial_*; do
+           "$build"/examples/tgemm_user_epilogue "$build"/examples/tgemm_batched_attention "$build"/examples/tgemm_fused_mlp \
+           "$build"/examples/tgemm_experts_layer "$build"/examples/tgemm_experts_device_sizes \
+           "$build"/examples/tgemm_paged_scores "$build"/examples/tgemm_tutorial_*; do
     [[ -x $x ]] || { echo "missing $x"; status=1; continue; }
     "$x" 2>&1 | tee -a "$OUT/demo.txt" || status=1
   done
