@@ -2,7 +2,7 @@
 //
 // Usage: tgemm_bench_tensorop [--set square|odd|layouts|skinny|all|few_tiles|thin|gemv]
 //                             [--types bf16,fp16,bf16f32,fp16f32,f64,tf32,tf32x3]
-//                             [--reps N] [--out DIR] [--quick]
+//                             [--reps N] [--out DIR] [--quick] [--lt-best]
 //   --set    shapes (default all): square 2048^3, 4096^3, 8192^3; odd 4095^3, 4097^3 (leading dimensions odd,
 //            so operands are not 16-byte aligned); layouts 4096^3 in every col-major op pair and row-major NN;
 //            skinny 4096x4096x128, 128x4096x4096, 16x8192x8192; few_tiles (not part of all): problems whose
@@ -20,6 +20,10 @@
 //   --reps   timed launches per implementation and shape (default 20).
 //   --quick  only 4096^3 and 8192^3, bf16.
 //   --out    directory of tensorop_results.csv and tensorop_results.json (default ".").
+//   --lt-best  also time cuBLASLt's best of up to 16 heuristic algorithms (not for f64): each algorithm cuBLASLt's
+//            heuristic returns for the shape (workspace 64 MiB) is timed (median of 5 launches after 2 warm-ups,
+//            rotating operand sets), and the fastest is then timed against tgemm again, interleaved as below. Rows
+//            "lt_best16" (ratio 1) and "tgemm_lt" (cuBLASLt's best ms / tgemm's ms) in the same table.
 //
 // What is measured: C = op(A) op(B) (alpha 1, beta 0) by tgemm::gemm() and by cublasGemmEx (CUBLAS_COMPUTE_32F,
 // CUBLAS_GEMM_DEFAULT, column-major; a row-major call is given to cuBLAS as the column-major C^T = op(B)^T op(A)^T).
@@ -40,6 +44,7 @@
 #include "element_values.hpp"
 #include "timing.hpp"
 
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -75,6 +80,7 @@ struct row {
   double ms, tflops, ratio, percent;
 };
 std::vector<row> rows;
+bool lt_best = false;  // --lt-best
 constexpr int warmup_launches = 3;
 constexpr int max_sets = 8;
 
@@ -199,6 +205,104 @@ void launch_cublas(const shape& s, const operands<T, TC>& w, const T* a, const T
 }
 
 
+/// cuBLASLt's matmul of one shape with a chosen algorithm (column-major; a row-major call swaps A and B as above).
+template <class T, class TC>
+struct lt_matmul {
+  cublasLtHandle_t handle = nullptr;
+  cublasLtMatmulDesc_t desc = nullptr;
+  cublasLtMatrixLayout_t la = nullptr, lb = nullptr, lc = nullptr;
+  void* workspace = nullptr;
+  static constexpr size_t workspace_bytes = size_t(64) << 20;
+  std::vector<cublasLtMatmulHeuristicResult_t> algorithms;  // the heuristic's, best first
+
+  explicit lt_matmul(const shape& s, const operands<T, TC>& w) {
+    auto t = [](op x) { return x == op::none ? CUBLAS_OP_N : CUBLAS_OP_T; };
+    const bool col = s.order == layout::col_major;
+    const cublasOperation_t ta = t(col ? s.op_a : s.op_b), tb = t(col ? s.op_b : s.op_a);
+    const int64_t m = col ? s.m : s.n, n = col ? s.n : s.m, lda = col ? w.lda : w.ldb, ldb = col ? w.ldb : w.lda;
+    const cublasComputeType_t compute = std::is_same<T, float>::value ? float_compute : CUBLAS_COMPUTE_32F;
+    TGEMM_CHECK_CUBLAS(cublasLtCreate(&handle));
+    TGEMM_CHECK_CUBLAS(cublasLtMatmulDescCreate(&desc, compute, CUDA_R_32F));
+    TGEMM_CHECK_CUBLAS(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
+    TGEMM_CHECK_CUBLAS(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
+    TGEMM_CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&la, cuda_type<T>(), uint64_t(ta == CUBLAS_OP_N ? m : s.k),
+                                                  uint64_t(ta == CUBLAS_OP_N ? s.k : m), lda));
+    TGEMM_CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&lb, cuda_type<T>(), uint64_t(tb == CUBLAS_OP_N ? s.k : n),
+                                                  uint64_t(tb == CUBLAS_OP_N ? n : s.k), ldb));
+    TGEMM_CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&lc, cuda_type<TC>(), uint64_t(m), uint64_t(n), w.ldc));
+    TGEMM_CHECK_CUDA(cudaMalloc(&workspace, workspace_bytes));
+    cublasLtMatmulPreference_t preference;
+    TGEMM_CHECK_CUBLAS(cublasLtMatmulPreferenceCreate(&preference));
+    TGEMM_CHECK_CUBLAS(cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                                            &workspace_bytes, sizeof workspace_bytes));
+    algorithms.resize(16);
+    int found = 0;
+    TGEMM_CHECK_CUBLAS(cublasLtMatmulAlgoGetHeuristic(handle, desc, la, lb, lc, lc, preference, 16,
+                                                      algorithms.data(), &found));
+    algorithms.resize(size_t(found));
+    TGEMM_CHECK_CUBLAS(cublasLtMatmulPreferenceDestroy(preference));
+  }
+  lt_matmul(const lt_matmul&) = delete;
+  lt_matmul& operator=(const lt_matmul&) = delete;
+  ~lt_matmul() {
+    cudaFree(workspace);
+    cublasLtMatrixLayoutDestroy(la);
+    cublasLtMatrixLayoutDestroy(lb);
+    cublasLtMatrixLayoutDestroy(lc);
+    cublasLtMatmulDescDestroy(desc);
+    cublasLtDestroy(handle);
+  }
+  void launch(const shape& s, size_t algorithm, const T* a, const T* b, TC* c) const {
+    const bool col = s.order == layout::col_major;
+    const float alpha = 1.0f, beta = 0.0f;
+    TGEMM_CHECK_CUBLAS(cublasLtMatmul(handle, desc, &alpha, col ? a : b, la, col ? b : a, lb, &beta, c, lc, c, lc,
+                                      &algorithms[algorithm].algo, workspace, workspace_bytes, nullptr));
+  }
+};
+
+/// --lt-best: times every algorithm of cuBLASLt's heuristic (up to 16), then the fastest against tgemm, interleaved.
+/// Returns false (and prints why) where the heuristic offers none.
+template <class T, class TC>
+bool time_lt_best(const shape& s, const operands<T, TC>& w, int reps, tgemm::test::paired_medians& out,
+                  size_t& best, size_t& offered) {
+  const lt_matmul<T, TC> lt(s, w);
+  offered = lt.algorithms.size();
+  if (lt.algorithms.empty()) {
+    std::printf("cuBLASLt's heuristic offers no algorithm for %lldx%lldx%lld\n", (long long)s.m, (long long)s.n,
+                (long long)s.k);
+    return false;
+  }
+  size_t rotation = 0;
+  double best_ms = 0;
+  for (size_t i = 0; i < lt.algorithms.size(); ++i) {
+    const tgemm::test::paired_medians t = tgemm::test::interleaved_medians(
+        [&](bool first) {
+          const auto& o = w.sets[rotation++ % w.sets.size()];
+          if (first) lt.launch(s, i, o.a, o.b, o.c);
+          else launch_cublas(s, w, o.a, o.b, o.c);
+        },
+        5, 2);
+    if (i == 0 || t.first_ms < best_ms) best_ms = t.first_ms, best = i;
+  }
+  // The winner's result against cuBLAS's, as check_against_cublas does for tgemm.
+  lt.launch(s, best, w.sets[0].a, w.sets[0].b, w.sets[0].c);
+  launch_cublas(s, w, w.sets[0].a, w.sets[0].b, w.reference_c);
+  TGEMM_CHECK_CUDA(cudaDeviceSynchronize());
+  const std::vector<double> got = tgemm::test::download_as_double(w.sets[0].c, w.c_count),
+                            want = tgemm::test::download_as_double(w.reference_c, w.c_count);
+  double diff = 0, norm = 0;
+  for (size_t i = 0; i < got.size(); ++i) diff += (got[i] - want[i]) * (got[i] - want[i]), norm += want[i] * want[i];
+  if (!(std::sqrt(diff) <= 1e-2 * std::sqrt(norm))) std::printf("WARNING: cuBLASLt's algorithm %zu differs\n", best);
+  out = tgemm::test::interleaved_medians(
+      [&](bool first) {
+        const auto& o = w.sets[rotation++ % w.sets.size()];
+        if (first) launch_tgemm(s, w, o.a, o.b, o.c);
+        else lt.launch(s, best, o.a, o.b, o.c);
+      },
+      reps, warmup_launches);
+  return true;
+}
+
 /// Runs both on set 0 and prints a WARNING when ||C_tgemm - C_cublas||_F / ||C_cublas||_F is not small.
 template <class T, class TC>
 void check_against_cublas(const shape& s, const operands<T, TC>& w, const char* type) {
@@ -262,6 +366,15 @@ void run_type(const char* type, const std::vector<shape>& shapes, size_t l2_byte
     const tgemm::test::paired_medians t = time_interleaved(s, w, reps);  // first: tgemm, second: cuBLAS
     report(csv, type, s, "tgemm", t.first_ms, t.second_ms / t.first_ms);
     report(csv, type, s, "cublas", t.second_ms, 1.0);
+    if constexpr (!std::is_same<T, double>::value) {
+      tgemm::test::paired_medians lt{};
+      size_t best = 0, offered = 0;
+      if (lt_best && time_lt_best(s, w, reps, lt, best, offered)) {
+        std::printf("  cuBLASLt: the fastest of %zu heuristic algorithms is number %zu\n", offered, best);
+        report(csv, type, s, "tgemm_lt", lt.first_ms, lt.second_ms / lt.first_ms);
+        report(csv, type, s, "lt_best16", lt.second_ms, 1.0);
+      }
+    }
   }
 }
 
@@ -326,7 +439,8 @@ std::vector<shape> make_shapes(const std::string& set, bool quick) {
 
 [[noreturn]] void usage(const char* program) {
   std::fprintf(stderr, "usage: %s [--set square|odd|layouts|skinny|all|few_tiles|thin|gemv] "
-               "[--types bf16,fp16,bf16f32,fp16f32,f64,tf32,tf32x3] [--reps N] [--out DIR] [--quick]\n", program);
+               "[--types bf16,fp16,bf16f32,fp16f32,f64,tf32,tf32x3] [--reps N] [--out DIR] [--quick] "
+               "[--lt-best]\n", program);
   std::exit(2);
 }
 
@@ -343,6 +457,7 @@ int main(int argc, char** argv) {
     else if (arg == "--reps" && i + 1 < argc) reps = std::atoi(argv[++i]);
     else if (arg == "--out" && i + 1 < argc) out_dir = argv[++i];
     else if (arg == "--quick") quick = true;
+    else if (arg == "--lt-best") lt_best = true;
     else usage(argv[0]);
   }
   if (reps < 1 || (set != "all" && set != "square" && set != "odd" && set != "layouts" && set != "skinny" &&
