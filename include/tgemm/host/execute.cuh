@@ -85,7 +85,7 @@ struct helper_kernels {
   }
   static constexpr auto scale = &kernel::scale_c<C, S, U>;
 
-  /// Makes the helper kernel of a step ready on the device (`fused`: the plan's call has a fused epilogue).
+  /// Makes the helper kernel of a step ready on the device (`fused`: the call's flag, the one launch_steps picks by).
   static status prepare(const plan_step& s, bool fused, int device) {
     switch (s.kind) {
       case step_kind::pack_a:
@@ -254,8 +254,8 @@ status execute(const plan& p, const canonical_call<Types>& call, std::byte* work
   using helpers = helper_kernels<Types>;
   for (int i = 0; i < p.step_count; ++i) {
     const plan_step& s = p.steps[i];
-    const status ready =
-        s.kind == step_kind::gemm || s.split_tf32 ? kernels.prepare(s, device) : helpers::prepare(s, p.fused, device);
+    const bool own_kernel = s.kind == step_kind::gemm || s.split_tf32;  // the Kernels' kernel, else a helper
+    const status ready = own_kernel ? kernels.prepare(s, device) : helpers::prepare(s, call.fused, device);
     if (ready != status::success) return ready;
   }
   const int64_t count = call.batch.count;
