@@ -1,9 +1,11 @@
-// Randomized differential test of tgemm's batched, grouped and fused-epilogue entry points against cuBLAS and
-// cuBLASLt and, for small cases, the float64 host loop on the same rounded inputs. The companion of
-// differential_test.cu (tgemm::gemm(), float) and differential_tensorop.cu (tgemm::gemm(), tensor cores).
+// Randomized differential test of tgemm's batched, grouped, indirect (pointer arrays, device-side groups) and
+// fused-epilogue entry points against cuBLAS and cuBLASLt and, for small cases, the float64 host loop on the same
+// rounded inputs. The companion of differential_test.cu (tgemm::gemm(), float) and differential_tensorop.cu
+// (tgemm::gemm(), tensor cores).
 //
-// Three APIs ("apis"), each on six type combinations ("types"), each on --cases N random cases (default 1,500 per
-// API and type, 27,000 in all: about 45 s on an H200, where 36,000 took 59 s; 200 with --small):
+// Five APIs ("apis"), each on six type combinations ("types"), each on --cases N random cases (default 1,500 per
+// API and type, 45,000 in all; the first three APIs' 27,000 took about 45 s on an H200, where 36,000 took 59 s; 200
+// with --small):
 //   batched  tgemm::gemm_strided_batched()                   cuBLAS: cublasGemmStridedBatchedEx
 //   grouped  tgemm::gemm_grouped() with tgemm::gemm_group     cuBLAS: cublasGemmEx per group; a group with a fused
 //            epilogue (15 % of them): cublasGemmEx of op(A) op(B) into float (double), the epilogue on the host
@@ -20,6 +22,13 @@
 //            a product's bias off 16-byte alignment (a misaligned-address fault again: see lt_applies). Where
 //            cuBLASLt finds no algorithm for a
 //            call (counted in the summary), the plain comparison stands alone.
+//   pointers tgemm::gemm_batched(): device arrays of the A, B and C pointers (as cublasGemmBatchedEx takes them)
+//            of the batched API's cases, product i's a + offset_a + i stride_a and so on (a stride of 0 or an
+//            overlapping one repeats or overlaps operands)   cuBLAS: cublasGemmStridedBatchedEx on those strides
+//            (the same products)
+//   device_groups  tgemm::gemm_grouped_device(): tgemm::gemm_group_device in device memory, tgemm::group_bounds on
+//            the host, a group_status array; grouped's groups, but one op(A), op(B), alpha and beta for the call and
+//            no epilogues                                    cuBLAS: cublasGemmEx per group
 // Types: float (strict FP32; cuBLAS CUBLAS_COMPUTE_32F with its default math: no TF32), half_half, half_float,
 // bf16_bf16, bf16_float (A and B 16-bit, C of their type or float; CUBLAS_COMPUTE_32F), f64 (CUBLAS_COMPUTE_64F).
 // cuBLAS runs with CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION, cuBLASLt with its
@@ -28,15 +37,17 @@
 //
 // A run draws its cases from a seed it prints: --seed N, else TGEMM_TEST_SEED, else a fresh one. Case i of an API
 // and type depends only on (seed, API, type, i), so `--case SEED:API:TYPE:I` replays exactly that case. A case picks:
-//   - the storage order, op(A) and op(B) (per group for grouped);
+//   - the storage order, op(A) and op(B) (per group for grouped; one pair per call for device_groups);
 //   - sizes: 2.5 % k = 0, 2.5 % m or n = 0, 10 % tile sizes +-1, most log-uniform in 1 .. 300 (groups: 1 .. 200),
 //     2 % large (one dimension 300 .. 1500, the others up to 1500, m n k <= 2e8); --small: everything up to 48;
-//   - batches: 3 % with no product, 27 % one, the rest 2 .. 40 (at most 3 for large products); strides of A and B
-//     0 (one operand for every product) 10 % of the time, overlapping 5 %, else the operand's span plus a gap
-//     of 0 or 1 .. 17 elements; C's stride its tight span (the next product starting right after the last element
-//     of this one, inside its last column's padding) 10 %, else its span plus a gap;
-//   - groups: 3 % no group, else 1 .. 12 groups, 12 % of them empty (m, n or k = 0), each with its own ops, sizes,
-//     alpha, beta, leading dimensions and place (a gap, aligned or not), 15 % with a fused epilogue;
+//   - batches (batched, pointers, fused): 3 % with no product, 27 % one, the rest 2 .. 40 (at most 3 for large
+//     products); strides of A and B 0 (one operand for every product) 10 % of the time, overlapping 5 %, else the
+//     operand's span plus a gap of 0 or 1 .. 17 elements; C's stride its tight span (the next product starting
+//     right after the last element of this one, inside its last column's padding) 10 %, else its span plus a gap;
+//   - groups (grouped, device_groups): 3 % no group, else 1 .. 12 groups, 12 % of them empty (m, n or k = 0), each
+//     with its own ops (grouped), sizes, alpha and beta (grouped), leading dimensions and place (a gap, aligned or
+//     not), 15 % with a fused epilogue (grouped); device_groups' bounds the groups' largest m, n and k, 30 % of the
+//     time each raised by 0 .. 64 (a grid larger than every group, whose extra blocks must do nothing);
 //   - 30 % 16-byte aligned (leading dimensions, strides and offsets rounded to 16 bytes); the others pad each
 //     leading dimension by 0 .. 9 elements and offset the pointers by 1 .. 3 elements now and then;
 //   - alpha and beta in {0, 1, -1, random in [-2, 2)}; with beta == 0, C starts full of NaN (it must not be read);
@@ -49,16 +60,20 @@
 //     cases are shaped for cuBLASLt (see above), 5 % a default epilogue;
 //   - 1.5 % bad arguments: a negative batch count, a stride_c (stride_d) that makes products overlap, a negative
 //     stride, clamp bounds out of order, an ldd too small; for groups a group's lda too small, a group's null A,
-//     null groups with group_count > 0, a negative group_count. The call must return the named status
-//     (status.cuh), with last_error() naming the group where one is at fault, no CUDA error, and C and D unchanged
-//     bit for bit.
+//     null groups with group_count > 0, a negative group_count. Pointers: only a negative batch count (the arrays
+//     have no strides to check); device_groups: only null groups and a negative group_count (the host's checks:
+//     the GPU checks each group, its verdict in group_status). The call must return the named status
+//     (status.cuh), with last_error() naming the group where one is at fault, no CUDA error, and C and D (and
+//     device_groups' group_status) unchanged bit for bit.
 // The operands' padding and gaps, and the vectors' gaps, hold NaN (a kernel reading them spreads NaN into the
 // result); C's and D's padding, gaps and a guard after them hold a NaN pattern no kernel writes.
 //
-// Checks of every valid case: status::success and no CUDA error; every element of C, or D, that no product owns
-// (padding, gaps between products, the guard after the last) unchanged bit for bit, and all of C when the result goes
-// to a separate D; and per element, with M = |alpha rs cs| sum_l |a_il b_lj| + |beta c_ij| + |biases| (rs, cs the
-// scales, 1 without), v the value before the activation and y the result:
+// Checks of every valid case: status::success and no CUDA error; for device_groups every group's status in
+// group_status 0 (success), or, where the call has nothing to do (no group, or a bound of m or n of 0), group_status
+// as it was (tgemm writes nothing then); every element of C, or D, that no product owns (padding, gaps between
+// products, the guard after the last) unchanged bit for bit, and all of C when the result goes to a separate D; and
+// per element, with M = |alpha rs cs| sum_l |a_il b_lj| + |beta c_ij| + |biases| (rs, cs the scales, 1 without), v
+// the value before the activation and y the result:
 //   tgemm:        slope (k + 4) u M + 4 u_acc M (epilogue) + act |v| + out |y| + floor, where u = 2^-23 (2^-52
 //                 for double: error_bounds.hpp's accumulation_factor), u_acc the accumulator's unit roundoff (2^-24,
 //                 2^-53), out C's rounding (2^-11 __half, 2^-8 bfloat16, else 0: output_roundoff), floor half the
@@ -77,13 +92,15 @@
 // ||row i of op(A)|| ||column j of op(B)|| (Cauchy-Schwarz: about 4/3 of M for random values, never below it).
 //
 // Options: --seed N, --cases N (per API and type), --case SEED:API:TYPE:INDEX (replay one case, verbosely), --apis
-// a,b (batched, grouped, fused), --types a,b (float, half_half, half_float, bf16_bf16, bf16_float, f64), --small
-// (sizes up to 48: for compute-sanitizer), --no-cublas (float64 reference only, for every size), --no-cublaslt
-// (cuBLAS's product + the host epilogue only), --verbose, --list (print the cases, no GPU), --self-test (the harness
-// on the host without a GPU: case generation, the reference and the comparisons must accept correct data and catch
-// planted errors; bad-argument calls that tgemm refuses before any device work run against fake device pointers;
-// CUDA_VISIBLE_DEVICES is emptied first so nothing can reach a GPU). No Catch2: the exit status is 0 when every case
-// passed and 1 otherwise (or without a GPU), and the last line reads "N passed, N failed".
+// a,b (batched, grouped, fused, pointers, device_groups), --types a,b (float, half_half, half_float, bf16_bf16,
+// bf16_float, f64), --small (sizes up to 48: for compute-sanitizer), --no-cublas (float64 reference only, for every
+// size), --no-cublaslt (cuBLAS's product + the host epilogue only), --verbose, --list (print the cases, no GPU),
+// --self-test (the harness on the host without a GPU: case generation, the reference and the comparisons must
+// accept correct data and catch planted errors; the pointer arrays and device groups built for the indirect calls
+// must match their cases, within the bounds; bad-argument calls that tgemm refuses before any device work run
+// against fake device pointers, arrays and groups; CUDA_VISIBLE_DEVICES is emptied first so nothing can reach a
+// GPU). No Catch2: the exit status is 0 when every case passed and 1 otherwise (or without a GPU), and the last line
+// reads "N passed, N failed".
 #include "check_cublas.hpp"
 #include "check_cuda.hpp"
 #include "element_values.hpp"
@@ -147,7 +164,15 @@ rng case_rng(uint64_t seed, int api, int type, int64_t index) {
 // ---------------------------------------------------------------------------------------------------------------
 // APIs and types.
 
-enum api_id : int { api_batched = 0, api_grouped = 1, api_fused = 2, api_count = 3 };
+// New APIs go last: an API's index seeds its cases (case_rng), so the others' cases stay as they were.
+enum api_id : int {
+  api_batched = 0,
+  api_grouped = 1,
+  api_fused = 2,
+  api_pointers = 3,
+  api_device_groups = 4,
+  api_count = 5
+};
 
 struct api_info {
   const char* name;
@@ -159,7 +184,12 @@ const api_info apis[api_count] = {
     {"grouped", "tgemm::gemm_grouped() vs cublasGemmEx per group (epilogue groups: plain + host epilogue)"},
     {"fused", "tgemm::gemm() / gemm_strided_batched() with a tgemm::epilogue vs cuBLASLt's epilogues and "
               "cublasGemmStridedBatchedEx + the epilogue on the host"},
+    {"pointers", "tgemm::gemm_batched() (device arrays of pointers) vs cublasGemmStridedBatchedEx (same products)"},
+    {"device_groups", "tgemm::gemm_grouped_device() (groups in device memory) vs cublasGemmEx per group"},
 };
+
+/// The APIs whose cases are lists of groups (the others': one shape, batched or not).
+bool grouped_api(int api) { return api == api_grouped || api == api_device_groups; }
 
 struct type_info {
   const char* name;
@@ -324,11 +354,12 @@ struct case_spec {
   int64_t index = 0;
   const char* size_class = "";
   layout order = layout::col_major;
-  gemm_spec g;              // batched and fused: the call's shape
+  gemm_spec g;              // batched, fused and pointers: the call's shape; device_groups: its ops, alpha, beta
   bool single = false;      // fused: tgemm::gemm() (no batch)
   int64_t count = 1, stride_a = 0, stride_b = 0, stride_c = 0;
-  std::vector<gemm_spec> groups;  // grouped
-  int64_t group_count = 0;        // grouped: what the call passes
+  std::vector<gemm_spec> groups;  // grouped and device_groups
+  int64_t group_count = 0;        // grouped and device_groups: what the call passes
+  tgemm::group_bounds bounds;     // device_groups: at least every group's m, n and k
   value_kind values = value_kind::uniform;
   int scale_a = 0, scale_b = 0, scale_c = 0;
   uint64_t data_seed = 0;
@@ -342,7 +373,11 @@ struct case_spec {
     std::ostringstream s;
     s.precision(9);
     s << "api=" << apis[api].name << " type=" << types[type].name << " order=" << tgemm::to_string(order);
-    if (api == api_grouped) {
+    if (grouped_api(api)) {
+      if (api == api_device_groups) {
+        s << " call " << tgemm::to_string(g.op_a) << "/" << tgemm::to_string(g.op_b) << " alpha=" << g.alpha
+          << " beta=" << g.beta << " bounds=" << bounds.max_m << "," << bounds.max_n << "," << bounds.max_k;
+      }
       s << " groups=" << group_count << " [";
       for (size_t i = 0; i < groups.size(); ++i) {
         s << (i == 0 ? "" : "; ") << i << ": " << groups[i].describe() << (groups[i].aligned ? " aligned" : "")
@@ -508,12 +543,17 @@ int64_t draw_operand_stride(rng& r, int64_t span, int64_t vec, bool aligned) {
   return s;
 }
 
-/// One group (grouped API).
-gemm_spec draw_group(rng& r, const case_spec& c, bool small) {
+/// One group: the grouped API's (call null), or device_groups', whose ops, alpha and beta are the call's and which
+/// has no epilogue. A call skips those draws, so that the grouped API's cases stay as they were.
+gemm_spec draw_group(rng& r, const case_spec& c, bool small, const gemm_spec* call) {
   gemm_spec g;
   const type_info& info = types[c.type];
-  g.op_a = r.chance(0.5) ? op::none : op::transpose;
-  g.op_b = r.chance(0.5) ? op::none : op::transpose;
+  if (call != nullptr) {
+    g.op_a = call->op_a, g.op_b = call->op_b;
+  } else {
+    g.op_a = r.chance(0.5) ? op::none : op::transpose;
+    g.op_b = r.chance(0.5) ? op::none : op::transpose;
+  }
   const char* size_class = "";
   draw_dims(r, small ? 48 : 200, !small, g, size_class);
   if (r.chance(0.12)) {  // empty: m, n or k = 0
@@ -521,15 +561,19 @@ gemm_spec draw_group(rng& r, const case_spec& c, bool small) {
     (which == 0 ? g.m : which == 1 ? g.n : g.k) = 0;
   }
   const int64_t alpha_weights[3] = {2, 6, 3}, beta_weights[3] = {7, 4, 2};
-  g.alpha = pick_scalar(r, alpha_weights);
-  g.beta = pick_scalar(r, beta_weights);
+  if (call != nullptr) {
+    g.alpha = call->alpha, g.beta = call->beta;
+  } else {
+    g.alpha = pick_scalar(r, alpha_weights);
+    g.beta = pick_scalar(r, beta_weights);
+  }
   g.aligned = r.chance(0.3);
   draw_leading_dimensions(r, c.order, info, g.aligned, g);
   // Gaps before the group's A, B and C (from the end of the previous group's): aligned groups start on 16 bytes.
   g.offset_a = r.chance(0.5) ? 0 : r.between(1, 7);
   g.offset_b = r.chance(0.5) ? 0 : r.between(1, 7);
   g.offset_c = r.chance(0.5) ? 0 : r.between(1, 7);
-  if (r.chance(0.15)) draw_epilogue(r, c, g, false, g.aligned);
+  if (call == nullptr && r.chance(0.15)) draw_epilogue(r, c, g, false, g.aligned);
   return g;
 }
 
@@ -548,13 +592,23 @@ case_spec make_case(uint64_t seed, int api, int type, int64_t index, bool small)
   const int64_t alpha_weights[3] = {2, 6, 3}, beta_weights[3] = {7, 4, 2};
   const bool bad = r.chance(0.015);
 
-  if (api == api_grouped) {
+  if (grouped_api(api)) {
     c.size_class = "groups";
+    const gemm_spec* call = nullptr;  // device_groups: the ops, alpha and beta of every group
+    if (api == api_device_groups) {
+      c.g.op_a = r.chance(0.5) ? op::none : op::transpose;
+      c.g.op_b = r.chance(0.5) ? op::none : op::transpose;
+      c.g.alpha = pick_scalar(r, alpha_weights);
+      c.g.beta = pick_scalar(r, beta_weights);
+      call = &c.g;
+    }
     const int64_t count = r.chance(0.03) && !bad ? 0 : r.between(1, 12);
-    for (int64_t i = 0; i < count; ++i) c.groups.push_back(draw_group(r, c, small));
+    for (int64_t i = 0; i < count; ++i) c.groups.push_back(draw_group(r, c, small, call));
     c.group_count = count;
     if (bad) {
-      const int64_t kind = r.below(4);
+      // device_groups: only what the host checks (null or negative counts); the GPU checks each group, and a bad
+      // one is that group's status, not the call's.
+      const int64_t kind = api == api_device_groups ? 2 + r.below(2) : r.below(4);
       c.bad = kind == 0 ? bad_kind::group_lda
               : kind == 1 ? bad_kind::group_null_a
               : kind == 2 ? bad_kind::null_groups
@@ -570,6 +624,15 @@ case_spec make_case(uint64_t seed, int api, int type, int64_t index, bool small)
         if (g.ep.separate_d) g.ep.ldd = std::max(g.ep.ldd, min_ld(c.order, op::none, g.m, g.n));
       }
       if (c.bad == bad_kind::negative_groups) c.group_count = -r.between(1, 3);
+    }
+    if (api == api_device_groups) {
+      tgemm::group_bounds& b = c.bounds;
+      for (const gemm_spec& g : c.groups) {
+        b.max_m = std::max(b.max_m, g.m), b.max_n = std::max(b.max_n, g.n), b.max_k = std::max(b.max_k, g.k);
+      }
+      // Now and then looser than the groups need: a grid larger than every group, whose extra blocks must write
+      // nothing (and where every group has m or n 0, a launch whose groups all report success, touching nothing).
+      if (r.chance(0.3)) b.max_m += r.between(0, 64), b.max_n += r.between(0, 64), b.max_k += r.between(0, 64);
     }
     c.data_seed = r.next();
     return c;
@@ -612,7 +675,8 @@ case_spec make_case(uint64_t seed, int api, int type, int64_t index, bool small)
   if (api == api_fused) draw_epilogue(r, c, g, !c.single, aligned);
 
   if (bad) {
-    const int64_t kind = r.below(api == api_fused ? 5 : 3);
+    // Pointers: only a negative count (the arrays carry no strides for the host to check, nor overlaps it could see).
+    const int64_t kind = api == api_pointers ? 0 : r.below(api == api_fused ? 5 : 3);
     const bad_kind batched_kinds[3] = {bad_kind::negative_count, bad_kind::overlapping_c, bad_kind::negative_stride};
     const bad_kind fused_kinds[5] = {bad_kind::negative_count, bad_kind::overlapping_c, bad_kind::overlapping_d,
                                      bad_kind::bad_clamp, bad_kind::small_ldd};
@@ -719,7 +783,7 @@ void set_epilogue(product& q, const epilogue_spec& e, int64_t rb, int64_t cb, in
 case_layout layout_of(const case_spec& c) {
   case_layout l;
   const layout order = c.order;
-  if (c.api == api_grouped) {
+  if (grouped_api(c.api)) {
     const type_info& info = types[c.type];
     const int64_t vec_ab = 16 / info.ab_bytes, vec_c = 16 / info.c_bytes;
     for (const gemm_spec& g : c.groups) {
@@ -1319,7 +1383,51 @@ struct buffers {
   T *a = nullptr, *b = nullptr;
   TC *c = nullptr, *d = nullptr, *row_bias = nullptr, *column_bias = nullptr;
   S *row_scale = nullptr, *column_scale = nullptr;
+  // pointers: the device arrays of every product's A, B and C (pointer_arrays_of, uploaded)
+  const T* const* a_array = nullptr;
+  const T* const* b_array = nullptr;
+  TC* const* c_array = nullptr;
+  // device_groups: the groups (device_groups_of, uploaded) and group_count statuses
+  const tgemm::gemm_group_device<T, T, TC>* groups = nullptr;
+  int32_t* group_status = nullptr;
 };
+
+/// The pointers API's arrays on the host: product i's A, B and C in the buffers `at`, at the batched layout's places
+/// (a + offset_a + i stride_a, and so on; a bad count's two products too, which the call never reads).
+template <class T, class TC>
+struct pointer_arrays {
+  std::vector<const T*> a, b;
+  std::vector<TC*> c;
+};
+
+template <class T, class TC>
+pointer_arrays<T, TC> pointer_arrays_of(const case_layout& l, const buffers<T, TC>& at) {
+  pointer_arrays<T, TC> p;
+  for (const product& q : l.products) p.a.push_back(at.a + q.a), p.b.push_back(at.b + q.b), p.c.push_back(at.c + q.c);
+  return p;
+}
+
+/// device_groups' groups on the host, to be copied to device memory: each group's sizes, leading dimensions and
+/// places in the buffers `at` (the call's ops, alpha and beta are the call's arguments).
+template <class T, class TC>
+std::vector<tgemm::gemm_group_device<T, T, TC>> device_groups_of(const case_layout& l, const buffers<T, TC>& at) {
+  std::vector<tgemm::gemm_group_device<T, T, TC>> groups(l.products.size());
+  for (size_t i = 0; i < groups.size(); ++i) {
+    const product& q = l.products[i];
+    tgemm::gemm_group_device<T, T, TC>& x = groups[i];
+    x.m = q.m, x.n = q.n, x.k = q.k;
+    x.a = at.a + q.a, x.lda = q.lda, x.b = at.b + q.b, x.ldb = q.ldb, x.c = at.c + q.c, x.ldc = q.ldc;
+  }
+  return groups;
+}
+
+/// What device_groups' group_status holds before the call: no tgemm::status (they are 0 and up).
+constexpr int32_t group_status_unwritten = -1;
+
+/// Whether a device_groups call has something to do: else tgemm writes nothing, group_status included.
+bool device_groups_run(const case_spec& c) {
+  return c.group_count > 0 && c.bounds.max_m > 0 && c.bounds.max_n > 0;
+}
 
 /// The call's epilogue for the fused API or a group.
 template <class T, class TC>
@@ -1373,6 +1481,15 @@ status call_tgemm(const case_spec& c, const case_layout& l, const buffers<T, TC>
     return tgemm::gemm_grouped(c.order, array, c.group_count, nullptr, opts);
   }
   const gemm_spec& g = c.g;
+  if (c.api == api_device_groups) {
+    const tgemm::gemm_group_device<T, T, TC>* groups = c.bad == bad_kind::null_groups ? nullptr : at.groups;
+    return tgemm::gemm_grouped_device(c.order, g.op_a, g.op_b, S(g.alpha), groups, c.group_count, c.bounds,
+                                      S(g.beta), at.group_status, nullptr, opts);
+  }
+  if (c.api == api_pointers) {
+    return tgemm::gemm_batched(c.order, g.op_a, g.op_b, g.m, g.n, g.k, S(g.alpha), at.a_array, g.lda, at.b_array,
+                               g.ldb, S(g.beta), at.c_array, g.ldc, c.count, nullptr, opts);
+  }
   const T* a = at.a + g.offset_a;
   const T* b = at.b + g.offset_b;
   TC* cc = g.ep.null_c ? nullptr : at.c + g.offset_c;
@@ -1567,6 +1684,7 @@ struct harness {
   cublasLtHandle_t lt_handle = nullptr;
   device_array d_a, d_b, d_c, d_d, d_row_bias, d_column_bias, d_row_scale, d_column_scale;
   device_array d_direct, d_plain, d_lt_c, d_lt_d, d_lt_workspace;
+  device_array d_a_array, d_b_array, d_c_array, d_groups, d_group_status;  // pointers, device_groups
   static constexpr size_t lt_workspace_bytes = size_t(32) << 20;
   type_stats stats[api_count][type_count];
   int64_t printed_failures = 0, printed_notes = 0;
@@ -1686,6 +1804,27 @@ struct harness {
     upload(at.a, h.a), upload(at.b, h.b), upload(at.c, h.c0), upload(at.d, h.d0);
     upload(at.row_bias, h.row_bias), upload(at.column_bias, h.column_bias);
     upload(at.row_scale, h.row_scale), upload(at.column_scale, h.column_scale);
+    // The indirect calls' arrays and groups, in device memory before the call; they stay until the next case (the
+    // call is synchronized below).
+    std::vector<int32_t> status0;  // device_groups: group_status before the call
+    if (c.api == api_pointers) {
+      const pointer_arrays<T, TC> p = pointer_arrays_of(l, at);
+      const T** a_array = d_a_array.reserve<const T*>(p.a.size());
+      const T** b_array = d_b_array.reserve<const T*>(p.b.size());
+      TC** c_array = d_c_array.reserve<TC*>(p.c.size());
+      upload(a_array, p.a), upload(b_array, p.b), upload(c_array, p.c);
+      at.a_array = a_array, at.b_array = b_array, at.c_array = c_array;
+    }
+    if (c.api == api_device_groups) {
+      const std::vector<tgemm::gemm_group_device<T, T, TC>> groups = device_groups_of(l, at);
+      tgemm::gemm_group_device<T, T, TC>* device_groups = d_groups.reserve<tgemm::gemm_group_device<T, T, TC>>(
+          groups.size());
+      upload(device_groups, groups);
+      at.groups = device_groups;
+      status0.assign(c.groups.size(), group_status_unwritten);
+      at.group_status = d_group_status.reserve<int32_t>(status0.size());
+      upload(at.group_status, status0);
+    }
 
     verdict v;
     const status s = call_tgemm(c, l, at);
@@ -1703,6 +1842,7 @@ struct harness {
       std::exit(1);
     }
     const std::vector<TC> out_c = download(at.c, h.c0.size()), out_d = download(at.d, h.d0.size());
+    const std::vector<int32_t> statuses = download(at.group_status, status0.size());
 
     if (c.bad != bad_kind::none) {
       ++st.bad;
@@ -1710,6 +1850,7 @@ struct harness {
       // Refused: nothing written anywhere.
       if (!std::equal(out_c.begin(), out_c.end(), h.c0.begin(), same_bits<TC>)) v.fail("C changed by a refused call");
       if (!std::equal(out_d.begin(), out_d.end(), h.d0.begin(), same_bits<TC>)) v.fail("D changed by a refused call");
+      if (statuses != status0) v.fail("group_status changed by a refused call");
       if (!v.ok) report(c, v.why);
       else if (opt.verbose) std::printf("  ok: refused with %s: %s\n", tgemm::to_string(s), message.c_str());
       return v.ok;
@@ -1719,6 +1860,7 @@ struct harness {
       report(c, v.why);
       return false;
     }
+    if (c.api == api_device_groups) check_group_statuses(c, statuses, v);
 
     const bool exact = l.work < 1e6 || !opt.use_cublas;
     if (exact) ++st.exact;
@@ -1741,7 +1883,7 @@ struct harness {
         plain_out = d_plain.reserve<PT>(size_t(l.plain_size));
         DIFF_CUDA(cudaMemset(plain_out, 0, size_t(l.plain_size) * sizeof(PT)));
       }
-      if (c.api == api_grouped) {
+      if (grouped_api(c.api)) {
         for (size_t i = 0; i < c.groups.size(); ++i) {
           const product& q = l.products[i];
           if (q.m == 0 || q.n == 0) continue;
@@ -1753,7 +1895,7 @@ struct harness {
             cublas_strided(handle, call, q.alpha, q.beta, direct + q.c, q.ldc, 0, 1);
           }
         }
-      } else if (!l.products.empty() && c.g.m > 0 && c.g.n > 0) {
+      } else if (!l.products.empty() && c.g.m > 0 && c.g.n > 0) {  // pointers: the strides its arrays follow
         const gemm_spec& g = c.g;
         const column_major_call<T> call(c.order, g.op_a, g.op_b, g.m, g.n, g.k, at.a + g.offset_a, g.lda, c.stride_a,
                                         at.b + g.offset_b, g.ldb, c.stride_b);
@@ -1797,6 +1939,23 @@ struct harness {
     return v.ok;
   }
 
+  /// device_groups: every group's status after a successful call, success, or unwritten where the call had nothing to
+  /// do.
+  static void check_group_statuses(const case_spec& c, const std::vector<int32_t>& statuses, verdict& v) {
+    const int32_t expected = device_groups_run(c) ? int32_t(status::success) : group_status_unwritten;
+    int64_t wrong = 0, first = -1;
+    for (size_t i = 0; i < statuses.size(); ++i) {
+      if (statuses[i] != expected && wrong++ == 0) first = int64_t(i);
+    }
+    if (wrong > 0) {
+      const int32_t got = statuses[size_t(first)];
+      const std::string name = got == group_status_unwritten ? "unwritten" : tgemm::to_string(status(got));
+      v.fail(std::to_string(wrong) + " groups' group_status not " +
+             (expected == group_status_unwritten ? std::string("left unwritten") : std::string("success")) +
+             ", the first group " + std::to_string(first) + "'s " + std::to_string(got) + " (" + name + ")");
+    }
+  }
+
   /// A bad case's status and message.
   static void check_refusal(const case_spec& c, status s, const std::string& message, verdict& v) {
     const status expected = expected_status(c.bad);
@@ -1828,6 +1987,7 @@ struct harness {
     }
     if (!layout_sound(c, l)) return false;
     if (c.bad != bad_kind::none) return self_test_refusal<T, TC>(c, l);
+    if (!indirect_sound<T, TC>(c, l)) return false;
     if (l.work > 2e6) return true;  // too slow for a host-only check
 
     host_data<T, TC> h;
@@ -1969,15 +2129,12 @@ struct harness {
     return true;
   }
 
-  /// A bad case on the host: tgemm refuses what it checks before any device work (every batched and fused bad
-  /// case; for groups null or negative counts, and a bad first group) given fake device pointers.
+  /// Fake device addresses for a case's buffers, and for the indirect calls' arrays, groups and statuses: 256-byte
+  /// aligned like cudaMalloc's, never dereferenced.
   template <class T, class TC>
-  bool self_test_refusal(const case_spec& c, const case_layout& l) {
+  static buffers<T, TC> fake_buffers(const case_spec& c, const case_layout& l) {
     using S = typename tgemm::epilogue<TC>::scalar_type;
-    const bool host_decides = c.api != api_grouped || c.bad == bad_kind::null_groups ||
-                              c.bad == bad_kind::negative_groups || c.bad_group == 0;
-    if (!host_decides) return true;
-    // Fake device addresses, 256-byte aligned like cudaMalloc's; never dereferenced.
+    using group = tgemm::gemm_group_device<T, T, TC>;
     uintptr_t next = uintptr_t(1) << 40;
     const auto fake = [&](int64_t elements, size_t bytes) {
       const uintptr_t at = next;
@@ -1993,6 +2150,79 @@ struct harness {
     at.column_bias = reinterpret_cast<TC*>(fake(l.column_bias_size, sizeof(TC)));
     at.row_scale = reinterpret_cast<S*>(fake(l.row_scale_size, sizeof(S)));
     at.column_scale = reinterpret_cast<S*>(fake(l.column_scale_size, sizeof(S)));
+    const int64_t products = int64_t(l.products.size()), groups = int64_t(c.groups.size());
+    at.a_array = reinterpret_cast<const T* const*>(fake(products, sizeof(const T*)));
+    at.b_array = reinterpret_cast<const T* const*>(fake(products, sizeof(const T*)));
+    at.c_array = reinterpret_cast<TC* const*>(fake(products, sizeof(TC*)));
+    at.groups = reinterpret_cast<const group*>(fake(groups, sizeof(group)));
+    at.group_status = reinterpret_cast<int32_t*>(fake(groups, sizeof(int32_t)));
+    return at;
+  }
+
+  /// A valid case's pointer arrays and device groups as run_typed builds them (on fake buffers): product i's pointers
+  /// at the case's offsets and strides (a + offset_a + i stride_a, ...); each group as drawn, with the call's ops,
+  /// alpha and beta, within the bounds and with the leading dimensions the GPU checks
+  /// (kernel::indirect_products::read), so that a generator's slip shows here, not as a skipped group on a GPU.
+  template <class T, class TC>
+  static bool indirect_sound(const case_spec& c, const case_layout& l) {
+    const buffers<T, TC> at = fake_buffers<T, TC>(c, l);
+    const gemm_spec& call = c.g;
+    std::string wrong;
+    if (c.api == api_pointers) {
+      const pointer_arrays<T, TC> p = pointer_arrays_of(l, at);
+      if (int64_t(p.a.size()) != c.count || p.b.size() != p.a.size() || p.c.size() != p.a.size()) {
+        wrong = "pointer arrays of " + std::to_string(p.a.size()) + " products for a count of " +
+                std::to_string(c.count);
+      }
+      for (int64_t i = 0; wrong.empty() && i < c.count; ++i) {
+        if (p.a[size_t(i)] != at.a + call.offset_a + i * c.stride_a ||
+            p.b[size_t(i)] != at.b + call.offset_b + i * c.stride_b ||
+            p.c[size_t(i)] != at.c + call.offset_c + i * c.stride_c) {
+          wrong = "product " + std::to_string(i) + "'s pointers are not at the case's offsets and strides";
+        }
+      }
+    }
+    if (c.api == api_device_groups) {
+      const std::vector<tgemm::gemm_group_device<T, T, TC>> groups = device_groups_of(l, at);
+      const tgemm::group_bounds& b = c.bounds;
+      if (int64_t(groups.size()) != c.group_count || groups.size() != c.groups.size()) {
+        wrong = std::to_string(groups.size()) + " groups for a group_count of " + std::to_string(c.group_count);
+      }
+      for (size_t i = 0; wrong.empty() && i < groups.size(); ++i) {
+        const tgemm::gemm_group_device<T, T, TC>& x = groups[i];
+        const gemm_spec& g = c.groups[i];
+        const std::string name = "group " + std::to_string(i);
+        if (g.op_a != call.op_a || g.op_b != call.op_b || g.alpha != call.alpha || g.beta != call.beta || g.ep.on) {
+          wrong = name + " has its own ops, alpha, beta or epilogue";
+        } else if (x.m != g.m || x.n != g.n || x.k != g.k || x.lda != g.lda || x.ldb != g.ldb || x.ldc != g.ldc) {
+          wrong = name + " is not the group drawn";
+        } else if (x.m > b.max_m || x.n > b.max_n || x.k > b.max_k) {
+          wrong = name + " exceeds the bounds";
+        } else if (x.lda < min_ld(c.order, call.op_a, x.m, x.k) || x.ldb < min_ld(c.order, call.op_b, x.k, x.n) ||
+                   x.ldc < min_ld(c.order, op::none, x.m, x.n)) {
+          wrong = name + " has a leading dimension below its least";
+        } else if (x.a != at.a + l.products[i].a || x.b != at.b + l.products[i].b || x.c != at.c + l.products[i].c) {
+          wrong = name + "'s pointers are not at its places";
+        }
+      }
+    }
+    if (!wrong.empty()) {
+      std::printf("SELF-TEST FAILED: the indirect call's arguments: %s\n  case %s\n", wrong.c_str(),
+                  c.describe().c_str());
+      return false;
+    }
+    return true;
+  }
+
+  /// A bad case on the host: tgemm refuses what it checks before any device work (every batched, fused and pointers
+  /// bad case; for groups null or negative counts, and a bad first group; device_groups draws only null and negative
+  /// counts) given fake device pointers.
+  template <class T, class TC>
+  bool self_test_refusal(const case_spec& c, const case_layout& l) {
+    const bool host_decides = c.api != api_grouped || c.bad == bad_kind::null_groups ||
+                              c.bad == bad_kind::negative_groups || c.bad_group == 0;
+    if (!host_decides) return true;
+    const buffers<T, TC> at = fake_buffers<T, TC>(c, l);
     const status s = call_tgemm(c, l, at);
     verdict v;
     check_refusal(c, s, s == status::success ? "" : tgemm::last_error().message, v);
@@ -2192,11 +2422,12 @@ int main(int argc, char* argv[]) {
         h.handle, cublasMath_t(CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION)));
     DIFF_CUBLAS(cublasLtCreate(&h.lt_handle));
   }
-  std::printf("differential (batched, grouped, fused): seed %llu, %s; reference: %s\n", (unsigned long long)h.opt.seed,
+  std::printf("differential (batched, grouped, fused, indirect): seed %llu, %s; reference: %s\n",
+              (unsigned long long)h.opt.seed,
               h.opt.replay ? ("replaying case " + std::to_string(h.opt.replay_index)).c_str()
                            : (std::to_string(h.opt.cases) + " cases per API and type").c_str(),
               h.opt.use_cublas ? "cuBLAS / cuBLASLt + float64 (small cases)" : "float64");
-  for (const int a : h.opt.apis) std::printf("  %-8s %s\n", apis[a].name, apis[a].description);
+  for (const int a : h.opt.apis) std::printf("  %-13s %s\n", apis[a].name, apis[a].description);
   for (const int t : h.opt.types) {
     std::printf("  %-10s  %-30s cuBLAS: %s\n", types[t].name, types[t].description, types[t].cublas_description);
   }
@@ -2240,13 +2471,13 @@ int main(int argc, char* argv[]) {
   for (const int a : h.opt.apis) {
     for (const int t : h.opt.types) {
       const type_stats& s = h.stats[a][t];
-      std::printf("  %-8s %-10s %6lld %6lld %4lld %5lld %5lld %4lld %4lld %6.1f   %8.3g %8.3g\n", apis[a].name,
+      std::printf("  %-13s %-10s %6lld %6lld %4lld %5lld %5lld %4lld %4lld %6.1f   %8.3g %8.3g\n", apis[a].name,
                   types[t].name, (long long)s.cases, (long long)s.exact, (long long)s.bad, (long long)s.lt,
                   (long long)s.lt_unsupported, (long long)s.noted, (long long)s.failed, s.seconds, s.worst_reference,
                   s.worst_cublas);
     }
   }
-  std::printf("differential (batched, grouped, fused): seed %llu, %lld cases in %.1f s\n",
+  std::printf("differential (batched, grouped, fused, indirect): seed %llu, %lld cases in %.1f s\n",
               (unsigned long long)h.opt.seed, (long long)(passed + failed), seconds);
   if (h.lt_handle != nullptr) cublasLtDestroy(h.lt_handle);
   if (h.handle != nullptr) cublasDestroy(h.handle);
