@@ -205,6 +205,17 @@ void launch_cublas(const shape& s, const operands<T, TC>& w, const T* a, const T
 }
 
 
+/// ||C - C_cuBLAS||_F / ||C_cuBLAS||_F between set 0's C and the reference C (after a synchronization).
+template <class T, class TC>
+double relative_difference(const operands<T, TC>& w) {
+  TGEMM_CHECK_CUDA(cudaDeviceSynchronize());
+  const std::vector<double> got = tgemm::test::download_as_double(w.sets[0].c, w.c_count),
+                            want = tgemm::test::download_as_double(w.reference_c, w.c_count);
+  double diff = 0, norm = 0;
+  for (size_t i = 0; i < got.size(); ++i) diff += (got[i] - want[i]) * (got[i] - want[i]), norm += want[i] * want[i];
+  return std::sqrt(diff) / std::sqrt(norm);
+}
+
 /// cuBLASLt's matmul of one shape with a chosen algorithm (column-major; a row-major call swaps A and B as above).
 template <class T, class TC>
 struct lt_matmul {
@@ -287,12 +298,7 @@ bool time_lt_best(const shape& s, const operands<T, TC>& w, int reps, tgemm::tes
   // The winner's result against cuBLAS's, as check_against_cublas does for tgemm.
   lt.launch(s, best, w.sets[0].a, w.sets[0].b, w.sets[0].c);
   launch_cublas(s, w, w.sets[0].a, w.sets[0].b, w.reference_c);
-  TGEMM_CHECK_CUDA(cudaDeviceSynchronize());
-  const std::vector<double> got = tgemm::test::download_as_double(w.sets[0].c, w.c_count),
-                            want = tgemm::test::download_as_double(w.reference_c, w.c_count);
-  double diff = 0, norm = 0;
-  for (size_t i = 0; i < got.size(); ++i) diff += (got[i] - want[i]) * (got[i] - want[i]), norm += want[i] * want[i];
-  if (!(std::sqrt(diff) <= 1e-2 * std::sqrt(norm))) std::printf("WARNING: cuBLASLt's algorithm %zu differs\n", best);
+  if (!(relative_difference(w) <= 1e-2)) std::printf("WARNING: cuBLASLt's algorithm %zu differs\n", best);
   out = tgemm::test::interleaved_medians(
       [&](bool first) {
         const auto& o = w.sets[rotation++ % w.sets.size()];
@@ -308,13 +314,8 @@ template <class T, class TC>
 void check_against_cublas(const shape& s, const operands<T, TC>& w, const char* type) {
   launch_tgemm(s, w, w.sets[0].a, w.sets[0].b, w.sets[0].c);
   launch_cublas(s, w, w.sets[0].a, w.sets[0].b, w.reference_c);
-  TGEMM_CHECK_CUDA(cudaDeviceSynchronize());
-  const std::vector<double> got = tgemm::test::download_as_double(w.sets[0].c, w.c_count),
-                            want = tgemm::test::download_as_double(w.reference_c, w.c_count);
-  double diff = 0, norm = 0;
-  for (size_t i = 0; i < got.size(); ++i) diff += (got[i] - want[i]) * (got[i] - want[i]), norm += want[i] * want[i];
   const bool tf32_inputs = std::is_same<T, float>::value && float_math == tgemm::math_mode::tf32;
-  const double relative = std::sqrt(diff) / std::sqrt(norm), tolerance = sizeof(TC) == 2 || tf32_inputs ? 1e-2 : 1e-3;
+  const double relative = relative_difference(w), tolerance = sizeof(TC) == 2 || tf32_inputs ? 1e-2 : 1e-3;
   if (!(relative < tolerance)) {
     std::printf("WARNING: %s %lldx%lldx%lld %s: tgemm differs from cuBLAS, relative Frobenius error %.3g "
                 "(tolerance %.0e)\n", type, (long long)s.m, (long long)s.n, (long long)s.k, ops_name(s).c_str(),
