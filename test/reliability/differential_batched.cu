@@ -4,8 +4,8 @@
 // (tgemm::gemm(), tensor cores).
 //
 // Five APIs ("apis"), each on six type combinations ("types"), each on --cases N random cases (default 1,500 per
-// API and type, 45,000 in all; the first three APIs' 27,000 took about 45 s on an H200, where 36,000 took 59 s; 200
-// with --small):
+// API and type, 45,000 in all: 74.7 s on an H100 at dade5cf; the first three APIs' 27,000 took about 45 s on an
+// H200; 200 with --small):
 //   batched  tgemm::gemm_strided_batched()                   cuBLAS: cublasGemmStridedBatchedEx
 //   grouped  tgemm::gemm_grouped() with tgemm::gemm_group     cuBLAS: cublasGemmEx per group; a group with a fused
 //            epilogue (15 % of them): cublasGemmEx of op(A) op(B) into float (double), the epilogue on the host
