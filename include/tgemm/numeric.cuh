@@ -76,6 +76,12 @@ inline constexpr int element_bytes<__half> = 2;
 template <>
 inline constexpr int element_bytes<__nv_bfloat16> = 2;
 
+/// x where it is finite, else 0. 3xTF32 adds the sum of its cross products (big x small parts) to the big products'
+/// sum through this: an infinite input has a NaN small part (Inf - Inf), so that sum is non-finite only for
+/// non-finite inputs, which the big sum already carries as FP32 would (Inf, or NaN for Inf * 0 and NaN inputs).
+/// Used by the mma.sync mainloop and the Hopper kernel's epilogues alike.
+__host__ __device__ __forceinline__ float finite_or_zero(float x) { return fabsf(x) <= 3.402823466e38f ? x : 0.0f; }
+
 namespace detail {
 
 /// The float's bits.

@@ -733,7 +733,7 @@ __global__ void __launch_bounds__(Policy::threads, 1)
               // arithmetic): combine's "C or zero" argument cost 1.7-1.9 % at 4096^3 and 8192^3 (paired runs).
               const int i = 4 * j + 2 * h + e;
               float sum = acc[i];
-              if constexpr (Policy::split) sum += finite_small_sum(acc_small[i]);
+              if constexpr (Policy::split) sum += finite_or_zero(acc_small[i]);  // numeric.cuh: why
               const float scaled = TGEMM_PRODUCT(alpha) * sum;
               *c = convert<element_c>((Grouped ? item_group->beta != 0.0f : read_c)
                                           ? scaled + TGEMM_PRODUCT(beta) * convert<float>(*c)

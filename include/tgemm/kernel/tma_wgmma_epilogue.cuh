@@ -98,13 +98,6 @@ __device__ __forceinline__ void store_user_tma_tile(const Output& out, const Ter
 #endif
 }
 
-/// 3xTF32's cross products' sum as it joins the big products' sum, dropped where it is not finite: an infinite input
-/// has a NaN small part (Inf - Inf), so this sum is NaN or Inf only for non-finite inputs, which the big sum already
-/// carries as FP32 would (Inf, or NaN for Inf * 0 and NaN inputs). The mma.sync mainloop drops it the same way.
-__device__ __forceinline__ float finite_small_sum(float small) {
-  return fabsf(small) <= 3.402823466e38f ? small : 0.0f;
-}
-
 /// Step 1 of store_fused_tile for the accumulators of one 64-column group: sum x (row factor x column factor) + (row
 /// bias + column bias [+ beta C when ReadC]), in place.
 template <class Policy, bool ReadC, int SplitCount>
@@ -128,7 +121,7 @@ __device__ __forceinline__ void fused_values(int group, float (&acc)[Policy::blo
       for (int e = 0; e < 2; ++e) {
         const int offset = 8 * j + e, i = 4 * j + 2 * h + e;  // the column, from the thread's first; the accumulator
         float sum = acc[i];
-        if constexpr (Policy::split) sum += finite_small_sum(acc_small[i]);
+        if constexpr (Policy::split) sum += finite_or_zero(acc_small[i]);  // numeric.cuh: why
         float addend = rows[h].bias + cols[e].bias;
         if constexpr (ReadC) {
           if (row_inside[h] && offset < columns.left) {

@@ -227,8 +227,7 @@ struct block_mainloop<mainloop::tensorop_multistage<Stages>, Policy> {
         for (int i = 0; i < Policy::thread_m; ++i) {
 #pragma unroll
           for (int j = 0; j < Policy::thread_n; ++j) {
-            const accumulator small = slice_small[i][j];
-            acc[i][j] += slice[i][j] + (fabsf(small) <= 3.402823466e38f ? small : accumulator(0));
+            acc[i][j] += slice[i][j] + finite_or_zero(slice_small[i][j]);
           }
         }
       }
