@@ -396,6 +396,7 @@ struct wgmma_kernels {
     out.group_m = group_m > 0 ? group_m : 1;
     out.slices = 1;
     out.batches = 1;
+    out.alpha = alpha, out.beta = beta;  // every group's: the TMA-store epilogue reads them here, not in global memory
     const CUtensorMap unused{};
     const kernel::tma_wgmma_device_groups<C> groups{descriptions, items, count};
     const dim3 prepare_grid(1u), prepare_block(unsigned(kernel::prepare_groups_threads));

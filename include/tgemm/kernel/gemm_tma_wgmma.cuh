@@ -290,6 +290,9 @@ __global__ void __launch_bounds__(Policy::threads, 1)
     arch::set_max_registers<40, false>();
     if (threadIdx.x == 0) {
       int use = 0;  // stage uses so far, across tiles: stage use % stages, phase (use / stages) & 1
+      // Device-side groups: the group whose maps this thread acquired last. A map is acquired once per thread (as
+      // CUTLASS's grouped kernels do on a change of problem), not before every tile: it does not change in the launch.
+      [[maybe_unused]] int acquired = -1;
       for (int item = walk_first<cluster>(); item < items; item += walk_step<cluster>()) {
         int tile = item, t_begin = 0, t_end = k_tiles, product = 0;
         int item_tiles_m = rows_walked, item_tiles_n = tiles_n;
@@ -305,8 +308,11 @@ __global__ void __launch_bounds__(Policy::threads, 1)
           // the scan gives it no items, so never met), skipped by the consumers too.
           if (g.direct || g.m == 0) continue;
           item_map_a = &groups.group[index].map_a, item_map_b = &groups.group[index].map_b;
-          acquire_tensor_map(item_map_a);
-          acquire_tensor_map(item_map_b);
+          if (index != acquired) {
+            acquire_tensor_map(item_map_a);
+            acquire_tensor_map(item_map_b);
+            acquired = index;
+          }
           tile = item - g.first_item;
           item_tiles_m = (g.m + Policy::block_m - 1) / Policy::block_m, item_tiles_n = (g.n + bn - 1) / bn;
           t_end = (g.k + bk - 1) / bk;
@@ -431,6 +437,7 @@ __global__ void __launch_bounds__(Policy::threads, 1)
       }
     }
     int use = 0;  // as the producer counts
+    [[maybe_unused]] int acquired_c = -1;  // device-side groups: the group whose C map the store issuer acquired last
     for (int item = walk_first<cluster>() + (pingpong ? consumer * walk_step<cluster>() : 0); item < items;
          item += (pingpong ? 2 : 1) * walk_step<cluster>()) {
       if constexpr (pingpong) {
@@ -444,6 +451,7 @@ __global__ void __launch_bounds__(Policy::threads, 1)
       [[maybe_unused]] bool group_vector_c = false;
       [[maybe_unused]] bool group_direct = false;  // device-side groups: see tma_wgmma_group::direct
       [[maybe_unused]] int group_m = 0, group_n = 0;  // device-side groups: the item's group's m and n (its summary)
+      [[maybe_unused]] bool group_tma_store = false;  // device-side groups: C leaves through TMA stores (its summary)
       // Pointer arrays: the product's pointers, whether TMA stores its C, whether it runs the direct loop.
       [[maybe_unused]] tma_wgmma_pointer_product<element, element_c> pointers{};
       [[maybe_unused]] bool pointer_tma_store = false;
@@ -455,7 +463,13 @@ __global__ void __launch_bounds__(Policy::threads, 1)
         if (g.m == 0) continue;  // as the producer skips it
         item_group = groups.group + index;
         tile = item - g.first_item;
-        group_m = g.m, group_n = g.n, group_direct = g.direct != 0;
+        group_m = g.m, group_n = g.n, group_direct = g.direct != 0, group_tma_store = g.tma_store != 0;
+        // C's map, made on the GPU too (kernel::prepare_device_groups), acquired before the main loop, where the
+        // fence's wait hides, and once per group.
+        if (store_issuer && group_tma_store && index != acquired_c) {
+          acquire_tensor_map(&item_group->map_c);
+          acquired_c = index;
+        }
         item_tiles_m = (g.m + Policy::block_m - 1) / Policy::block_m;
         item_tiles_n = (g.n + bn - 1) / bn;
         t_end = (g.k + bk - 1) / bk;
@@ -623,11 +637,10 @@ __global__ void __launch_bounds__(Policy::threads, 1)
         continue;
       }
       if constexpr (tma_epilogue) {
-        if (pointer_arrays ? pointer_tma_store : bool(TGEMM_PRODUCT(tma_store))) {
-          const float alpha = TGEMM_PRODUCT(alpha);
-          if constexpr (device_groups) {  // C's map was made on the GPU too (kernel::prepare_device_groups)
-            if (store_issuer) acquire_tensor_map(&item_group->map_c);
-          }
+        // Device-side groups: the flag from the summary in shared memory and the launch's alpha, so that the tile's
+        // end waits on no global-memory read.
+        if (pointer_arrays ? pointer_tma_store : device_groups ? group_tma_store : bool(TGEMM_PRODUCT(tma_store))) {
+          const float alpha = device_groups ? out.alpha : TGEMM_PRODUCT(alpha);
 #pragma unroll
           for (int pass = 0; pass < bn / store_columns; ++pass) {
             if (store_issuer) arch::tma_store_wait_read<0>();

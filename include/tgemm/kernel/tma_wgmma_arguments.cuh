@@ -106,7 +106,8 @@ struct tma_wgmma_groups {
 
 /// The products of a grouped launch described in device memory (tgemm::gemm_grouped_device()):
 /// kernel::prepare_device_groups wrote `count` descriptions (their maps made on the GPU
-/// from templates) and the work items they have together, in the same stream before this launch.
+/// from templates) and the work items they have together, in the same stream before this launch. alpha and beta are
+/// the call's, in the launch's tma_wgmma_output as well as in each description.
 template <class ElementC>
 struct tma_wgmma_device_groups {
   static constexpr bool in_device_memory = true;  ///< The descriptions are in global memory.
@@ -123,6 +124,7 @@ struct tma_wgmma_device_groups {
     int n;           ///< See tma_wgmma_group.
     int k;           ///< See tma_wgmma_group.
     int direct;      ///< See tma_wgmma_group.
+    int tma_store;   ///< See tma_wgmma_group.
   };
   /// Launches of at most this many groups keep their summaries in shared memory (table_bytes), which each block fills
   /// once: looking a work item's group up there costs no global-memory round trips (a binary search in global memory
@@ -137,7 +139,7 @@ struct tma_wgmma_device_groups {
     if (!tabled()) return;
     for (int i = int(threadIdx.x); i < count; i += int(blockDim.x)) {
       const tma_wgmma_group<ElementC>& g = group[i];
-      table[i] = summary{g.first_item, g.m, g.n, g.k, g.direct};
+      table[i] = summary{g.first_item, g.m, g.n, g.k, g.direct, g.tma_store};
     }
   }
   /// The group that work item `item` belongs to: the last whose first_item is at most `item` (a binary search: groups
@@ -159,7 +161,7 @@ struct tma_wgmma_device_groups {
   __device__ __forceinline__ summary summary_of(int index, const summary* table) const {
     if (tabled()) return table[index];
     const tma_wgmma_group<ElementC>& g = group[index];
-    return summary{g.first_item, g.m, g.n, g.k, g.direct};
+    return summary{g.first_item, g.m, g.n, g.k, g.direct, g.tma_store};
   }
 };
 
