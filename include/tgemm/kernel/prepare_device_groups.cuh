@@ -15,6 +15,7 @@
 
 #include <cstdint>
 
+#include "../arch/dependent_launch.cuh"
 #include "../arch/wgmma.cuh"
 #include "../status.cuh"
 #include "../types.cuh"
@@ -145,6 +146,9 @@ __global__ void __launch_bounds__(prepare_groups_threads)
                           const __grid_constant__ CUtensorMap template_c, const bool store_c,
                           tma_wgmma_group<typename Policy::element_c>* out, int* items, const int count) {
 #if TGEMM_HAS_WGMMA
+  // The grouped kernel, launched as this one's dependent, may start now: its blocks set up their pipelines while this
+  // block writes, and wait for the whole of it before they read a description (arch/dependent_launch.cuh).
+  arch::launch_dependent_grids();
   __shared__ int pass_tiles[prepare_groups_per_pass];  // this pass's tile counts, then its groups' first items
   int running = 0;  // thread 0: the tiles of the groups before this pass
   const int slot = int(threadIdx.x) / description_parts, part = int(threadIdx.x) % description_parts;
