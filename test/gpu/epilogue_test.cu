@@ -34,11 +34,15 @@ using namespace tgemm::test;
 struct paths_seen {
   bool wgmma = false, split = false, gemv = false, tiles = false, staged = false, batch_in_grid = false;
   bool wgmma_large = false;  // the sm_90a kernel's large tile, unsplit (16-bit: the ping-pong kernel when fused)
+  bool wgmma_cooperative = false;  // ... on the cooperative tile's fused kernel (a 16-bit call deeper than the table's
+                                   // wgmma_fused_pingpong_max_k)
   void add(const tgemm::detail::plan& p) {
     wgmma = wgmma || p.wgmma;
     for (int i = 0; i < p.step_count; ++i) {
       const tgemm::detail::plan_step& s = p.steps[i];
-      wgmma_large = wgmma_large || (s.wgmma && !s.wgmma_small && s.slices == 1 && !s.gemv);
+      const bool large = s.wgmma && !s.wgmma_small && s.slices == 1 && !s.gemv;
+      wgmma_large = wgmma_large || large;
+      wgmma_cooperative = wgmma_cooperative || (large && !s.wgmma_pingpong);
     }
     split = split || p.split_k;
     gemv = gemv || p.gemv;
@@ -112,6 +116,25 @@ void run_type_suite(tgemm::math_mode math) {
       ++pair;
     }
   }
+  // Deep products on the large tile: past the table's wgmma_fused_pingpong_max_k, where it is finite, the cooperative
+  // tile's fused kernel runs them (TMA stores with beta = 0; C read, column terms and a clamp with beta != 0).
+  [[maybe_unused]] bool cooperative_expected = false;
+  if constexpr (sizeof(AB) == 2) {
+    using table = typename tgemm::tuning::table_for<AB, C, tgemm::math_mode::strict>::type;
+    if constexpr (!std::is_void<typename table::wgmma_fused>::value) {
+      constexpr int64_t max_k = table::wgmma_fused_pingpong_max_k;
+      if (max_k <= 4096) {
+        cooperative_expected = true;
+        batch_case deep_wide;
+        deep_wide.m = 2104, deep_wide.n = 2000, deep_wide.k = max_k + 72, deep_wide.beta = 0.0f;
+        deep_wide.ep.act = activation::gelu_tanh, deep_wide.ep.row_bias = true;
+        run(deep_wide);
+        deep_wide.beta = 0.5f, deep_wide.op_a = op::transpose, deep_wide.ep.act = activation::silu;
+        deep_wide.ep.column_bias = true, deep_wide.ep.clamp_max = 3;
+        run(deep_wide);
+      }
+    }
+  }
   // Ragged edges (odd m and n: the Hopper kernel writes its edge tiles element by element).
   batch_case ragged;
   ragged.m = 1029, ragged.n = 515, ragged.k = 130, ragged.beta = 1;
@@ -177,6 +200,7 @@ void run_type_suite(tgemm::math_mode math) {
   if (runs_sm90a_kernels() && !std::is_same<AB, double>::value && math != tgemm::math_mode::strict) CHECK(seen.wgmma);
   if (runs_sm90a_kernels() && sizeof(AB) == 2) CHECK(seen.wgmma);
   if (runs_sm90a_kernels() && sizeof(AB) == 2) CHECK(seen.wgmma_large);
+  if (runs_sm90a_kernels() && cooperative_expected) CHECK(seen.wgmma_cooperative);
 }
 
 }  // namespace

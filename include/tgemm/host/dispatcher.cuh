@@ -224,6 +224,27 @@ struct tuned_kernels {
   /// (ping-pong consumers), else wgmma. The plan's tiles and grid are wgmma's; the tile order keeps its rows per group.
   using wgmma_large_policy = std::conditional_t<Fused && !std::is_void<typename Table::wgmma_fused>::value,
                                                 typename Table::wgmma_fused, wgmma_policy>;
+  /// Whether a fused call's unsplit large-tile steps may also run the cooperative wgmma policy's fused kernel (deeper
+  /// than the table's wgmma_fused_pingpong_max_k); otherwise they all run wgmma_large_policy, and that kernel is not
+  /// built.
+  static constexpr bool fused_cooperative = [] {
+    if constexpr (Fused && !std::is_void<typename Table::wgmma_fused>::value) {
+      return Table::wgmma_fused_pingpong_max_k < INT64_MAX;
+    } else {
+      return false;
+    }
+  }();
+  /// Marks which of a fused plan's unsplit large-tile steps run the ping-pong policy (plan_step::wgmma_pingpong): all
+  /// of them where the table names one, except, where fused_cooperative, those of a product deeper than `values`'
+  /// wgmma_fused_pingpong_max_k (the entry's, or a benchmark's through the tuning hook).
+  static void fused_large_steps(plan& p, int64_t k, const tuning::tuning_values& values) {
+    for (int i = 0; i < p.step_count; ++i) {
+      plan_step& s = p.steps[i];
+      s.wgmma_pingpong = s.kind == step_kind::gemm && s.wgmma && !s.wgmma_small && s.slices == 1 &&
+                         values.wgmma_fused.block_m != 0 &&
+                         (!fused_cooperative || k <= values.wgmma_fused_pingpong_max_k);
+    }
+  }
   /// The large tile's tile-order group (kernel::wgmma_tile) for a plan's group of wgmma tile rows.
   static int large_tile_group(int plan_group) {
     if constexpr (std::is_void<wgmma_policy>::value) {
@@ -273,6 +294,9 @@ struct tuned_kernels {
     }
     if constexpr (!std::is_void<wgmma_policy>::value) {
       if (s.wgmma && s.slices == 1 && !s.wgmma_small) {
+        if constexpr (fused_cooperative) {
+          if (!s.wgmma_pingpong) return wgmma_kernels<wgmma_policy>::template prepare<Fused, User>(op_a, op_b, device);
+        }
         return wgmma_kernels<wgmma_large_policy>::template prepare<Fused, User>(op_a, op_b, device);
       }
     }
@@ -312,6 +336,14 @@ struct tuned_kernels {
       if (s.wgmma && s.slices == 1 && !s.wgmma_small) {
         // A strided batch run in one grid: its products are gridDim.z of the other kernels, walked by these.
         const batch_shape batch{int64_t(g.grid.z), g.tiles.stride_a, g.tiles.stride_b, g.tiles.stride_c};
+        if constexpr (fused_cooperative) {
+          if (!s.wgmma_pingpong) {  // a deep fused product: the cooperative tile, the plan's own tiles and groups
+            return wgmma_kernels<wgmma_policy>::template launch<Fused, User>(
+                op_a, op_b, g.problem.m, g.problem.n, g.problem.k, g.output.alpha, g.problem.a, g.problem.lda,
+                g.problem.b, g.problem.ldb, g.output.beta, g.output.c, g.output.ldc, s.grid_x, s.tile_group, stream,
+                device, batch, g.terms);
+          }
+        }
         return wgmma_kernels<wgmma_large_policy>::template launch<Fused, User>(
             op_a, op_b, g.problem.m, g.problem.n, g.problem.k, g.output.alpha, g.problem.a, g.problem.lda,
             g.problem.b, g.problem.ldb, g.output.beta, g.output.c, g.output.ldc, s.grid_x,
@@ -628,6 +660,9 @@ status dispatch(const canonical_call<Types>& call, cudaStream_t stream, const wo
     if (status s = plan_fixed(call, tuning::policy_numbers{}, p); s != status::success) return s;
   }
   p.fused = Fused;
+  if constexpr (Fused) {
+    if (values != nullptr) kernels::fused_large_steps(p, call.problem.k, *values);
+  }
   if (print_plans_requested()) {
     std::fputs(describe(p, values, element_traits<typename Types::element_c>::name, call.problem.m, call.problem.n,
                         call.problem.k)

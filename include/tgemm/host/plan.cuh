@@ -56,6 +56,9 @@ struct plan_step {
   tuning::slot slot = tuning::slot::general;  ///< The tuning slot of the kernel (unused by fixed plans).
   bool wgmma = false;       ///< The kernel is the entry's sm_90a one (TMA + wgmma) instead of the slot's.
   bool wgmma_small = false;  ///< sm_90a: the entry's smaller tile (tuning: wgmma_small) instead of its large one.
+  /// sm_90a, a fused call's unsplit large-tile step: the entry's ping-pong policy (tuning: wgmma_fused) runs it, else
+  /// the cooperative wgmma policy's fused kernel (set by the dispatcher: see fused_large_steps).
+  bool wgmma_pingpong = false;
   bool gemv = false;        ///< The kernel is a GEMV one (kernel/gemv.cuh): tiles_m blocks of its columns.
   bool gemv_few_rows = false;  ///< GEMV: C has the few rows (op(A) are the vectors, op(B) the matrix), else the few
                                ///< columns (op(B)^T the vectors, op(A)^T the matrix).

@@ -272,6 +272,7 @@ struct tuning_values {
   policy_numbers wgmma_partials;             ///< Its split-K kernel's policy (block_m == 0: none).
   policy_numbers wgmma_small;                ///< Its smaller tile's policy (block_m == 0: none).
   policy_numbers wgmma_fused;                ///< Its large tile's policy with a fused epilogue (block_m == 0: wgmma).
+  int64_t wgmma_fused_pingpong_max_k = 0;    ///< See simt_f32_thresholds::wgmma_fused_pingpong_max_k.
   double wgmma_small_below_wave = 0;         ///< See simt_f32_thresholds::wgmma_small.
   double wgmma_small_min_wave = 0;           ///< See simt_f32_thresholds::wgmma_small_min_wave.
   int64_t wgmma_small_max_k = 0;             ///< See simt_f32_thresholds::wgmma_small_max_k.
@@ -344,6 +345,7 @@ tuning_values values_of() {
   v.wgmma_small_below_wave = Entry::wgmma_small_below_wave;
   v.wgmma_small_min_wave = Entry::wgmma_small_min_wave;
   v.wgmma_small_max_k = Entry::wgmma_small_max_k;
+  v.wgmma_fused_pingpong_max_k = Entry::wgmma_fused_pingpong_max_k;
   v.wgmma_small_max_waves = Entry::wgmma_small_max_waves;
   v.wgmma_split_small = Entry::wgmma_split_small;
   v.wgmma_batch_small = Entry::wgmma_batch_small;

@@ -160,6 +160,10 @@ struct simt_f32_thresholds {
   /// The policy that runs the large tile's problems when the call has a fused epilogue (tgemm::epilogue), or void:
   /// wgmma itself. Its tile order groups as many rows of C as wgmma's (wgmma_group_m of wgmma's tile rows).
   using wgmma_fused = void;
+  /// Where wgmma_fused names a policy: fused calls with k up to this run on it, deeper ones on wgmma's cooperative
+  /// tile with the fused stores (its epilogue is not hidden, but each tile copies fewer bytes per product). The largest
+  /// int64_t: every fused call runs wgmma_fused, and the cooperative fused kernels are not built.
+  static constexpr int64_t wgmma_fused_pingpong_max_k = INT64_MAX;
   /// See wgmma_small. Measured on an H200 (scratch probe, bf16 NN, against the 128 x 256 tile split as the plans split
   /// it; bench/results/h200-hopper-few-tiles.txt): 64 x 128 tiles unsplit ran 128 x 4096 x 4096 in 0.0264 ms against
   /// 0.0312, 256 x 4096 x 2048 0.0173 against 0.0277, 512 x 4096 x 2048 0.0260 against 0.0363 (64 tiles of the large

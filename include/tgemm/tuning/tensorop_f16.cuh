@@ -156,6 +156,9 @@ struct tensorop_f16_sm90 : tensorop_f16_sm80<Element, ElementC> {
   /// 64-row tiles copy 1.67 times the bytes per product), so plain calls keep wgmma. 128 x 128 ping-pong tiles (two
   /// m64n128 per k step) were slower than both (4096^3 fused 0.93-0.96x of the cooperative).
   using wgmma_fused = wgmma_policy<block_shape<64, 256, 64>, 4, Element, ElementC, math_mode::strict, true>;
+  /// See simt_f32_thresholds::wgmma_fused_pingpong_max_k. PLACEHOLDER (branch next/fused-coop): not measured yet;
+  /// bench/pingpong_probe.cu's "coop fused" against "pp4 fused g16" rows by k decide it.
+  static constexpr int64_t wgmma_fused_pingpong_max_k = 2048;
   /// A float C is written four bytes an element, without TMA stores, at the end of each small tile: with k = 4096
   /// the split large tile stayed ahead (H200, bf16 -> float: 256 x 2048 x 4096 0.0233 ms against 0.0256 unsplit, 64
   /// x 4096 x 4096 0.0255 against 0.0259; bench/results/h200-hopper-few-tiles.txt), so float C stops at 2048.
