@@ -727,10 +727,22 @@ TEST_CASE("16-bit plans on an H200 running the sm_90a image: the Hopper kernel w
   CHECK(text.find("sm_90a kernel") != std::string::npos);
   CHECK(text.find("gemm wgmma wgmma_bf16_b128x256x64_s4_c_bf16") != std::string::npos);
   // With a fused epilogue the large tile's step runs the entry's ping-pong policy (64 x 256 tiles, the consumers
-  // taking turns); the plan's tiles and grid stay the large tile's, and the print names what runs.
+  // taking turns) up to wgmma_fused_pingpong_max_k, the cooperative tile's fused kernel past it where the build has
+  // those kernels; the plan's tiles and grid stay the large tile's, and the print names what runs.
   p.fused = true;
+  const int64_t max_k = values.wgmma_fused_pingpong_max_k;
+  tgemm::detail::mark_fused_large_steps(p, max_k, values, true);
+  CHECK(p.steps[p.step_count - 1].wgmma_pingpong);
   const std::string fused_text = tgemm::detail::describe(p, &values, "bf16", 4096, 4096, 4096);
   CHECK(fused_text.find("gemm wgmma wgmma_bf16_b64x256x64_s4_pingpong_c_bf16") != std::string::npos);
+  if (max_k < INT64_MAX) {
+    tgemm::detail::mark_fused_large_steps(p, max_k + 1, values, true);
+    CHECK_FALSE(p.steps[p.step_count - 1].wgmma_pingpong);
+    CHECK(tgemm::detail::describe(p, &values, "bf16", 4096, 4096, 4096).find(
+              "gemm wgmma wgmma_bf16_b128x256x64_s4_c_bf16") != std::string::npos);
+  }
+  tgemm::detail::mark_fused_large_steps(p, INT64_MAX, values, false);  // a build without them: ping-pong at any k
+  CHECK(p.steps[p.step_count - 1].wgmma_pingpong);
   CHECK(values.wgmma_fused.block_m == 64);
   CHECK(values.wgmma_fused.block_n == 256);
   CHECK(tgemm::tuning::values_for<tgemm::tuning::tensorop_tf32<tgemm::math_mode::tf32>>(f.arch).wgmma_fused.block_m ==

@@ -234,17 +234,6 @@ struct tuned_kernels {
       return false;
     }
   }();
-  /// Marks which of a fused plan's unsplit large-tile steps run the ping-pong policy (plan_step::wgmma_pingpong): all
-  /// of them where the table names one, except, where fused_cooperative, those of a product deeper than `values`'
-  /// wgmma_fused_pingpong_max_k (the entry's, or a benchmark's through the tuning hook).
-  static void fused_large_steps(plan& p, int64_t k, const tuning::tuning_values& values) {
-    for (int i = 0; i < p.step_count; ++i) {
-      plan_step& s = p.steps[i];
-      s.wgmma_pingpong = s.kind == step_kind::gemm && s.wgmma && !s.wgmma_small && s.slices == 1 &&
-                         values.wgmma_fused.block_m != 0 &&
-                         (!fused_cooperative || k <= values.wgmma_fused_pingpong_max_k);
-    }
-  }
   /// The large tile's tile-order group (kernel::wgmma_tile) for a plan's group of wgmma tile rows.
   static int large_tile_group(int plan_group) {
     if constexpr (std::is_void<wgmma_policy>::value) {
@@ -661,7 +650,7 @@ status dispatch(const canonical_call<Types>& call, cudaStream_t stream, const wo
   }
   p.fused = Fused;
   if constexpr (Fused) {
-    if (values != nullptr) kernels::fused_large_steps(p, call.problem.k, *values);
+    if (values != nullptr) mark_fused_large_steps(p, call.problem.k, *values, kernels::fused_cooperative);
   }
   if (print_plans_requested()) {
     std::fputs(describe(p, values, element_traits<typename Types::element_c>::name, call.problem.m, call.problem.n,

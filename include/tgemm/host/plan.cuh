@@ -959,6 +959,19 @@ class record_plans {
   tuning::slot indirect_slot() const { return plan_recorder().indirect_slot; }
 };
 
+/// Marks which of a fused plan's unsplit large-tile steps run the table's ping-pong policy (plan_step::wgmma_pingpong):
+/// all of them where the entry names one (tuning.wgmma_fused), except, where the build has the cooperative tile's
+/// fused kernels (`cooperative_built`: a finite wgmma_fused_pingpong_max_k in the table), those of a product deeper
+/// than tuning.wgmma_fused_pingpong_max_k (the entry's, or a benchmark's through the tuning hook). The dispatcher
+/// calls it after make_plan() for a fused call; the plan's tiles and grid are the same either way.
+inline void mark_fused_large_steps(plan& p, int64_t k, const tuning::tuning_values& tuning, bool cooperative_built) {
+  for (int i = 0; i < p.step_count; ++i) {
+    plan_step& s = p.steps[i];
+    s.wgmma_pingpong = s.kind == step_kind::gemm && s.wgmma && !s.wgmma_small && s.slices == 1 &&
+                       tuning.wgmma_fused.block_m != 0 && (!cooperative_built || k <= tuning.wgmma_fused_pingpong_max_k);
+  }
+}
+
 /// The plan of tgemm::gemm() for a validated call (pure: no device work).
 template <class Types>
 status make_plan(const canonical_call<Types>& call, const device_facts& facts, const tuning::tuning_values& tuning,
