@@ -220,6 +220,9 @@ struct tuned_kernels {
   using wgmma_policy = typename Table::wgmma;
   /// The table's smaller sm_90a tile (void: none), for problems its large tiles would not fill.
   using wgmma_small_policy = typename Table::wgmma_small;
+  /// The table's batch tile (void: none), built only where the calls may run batches without a fused epilogue (the
+  /// planner gives it to no other call: detail::wgmma_batch_runs).
+  using wgmma_batch_policy = std::conditional_t<Batches && !Fused, typename Table::wgmma_batch, void>;
   /// The policy that runs the large tile's steps: the table's wgmma_fused for a fused epilogue where it names one
   /// (ping-pong consumers), else wgmma. The plan's tiles and grid are wgmma's; the tile order keeps its rows per group.
   using wgmma_large_policy = std::conditional_t<Fused && !std::is_void<typename Table::wgmma_fused>::value,
@@ -276,6 +279,12 @@ struct tuned_kernels {
       return no_split_kernel(device);
     }
     if (s.wgmma && s.slices > 1) return split_k_kernels<Table>::prepare_sliced(op_a, op_b, s.wgmma_small, device);
+    if (s.wgmma && s.wgmma_batch) {
+      if constexpr (!std::is_void<wgmma_batch_policy>::value) {
+        return wgmma_kernels<wgmma_batch_policy>::prepare(op_a, op_b, device);
+      }
+      return no_wgmma_kernel(device);
+    }
     if constexpr (!std::is_void<wgmma_small_policy>::value) {
       if (s.wgmma && s.wgmma_small) {
         return wgmma_kernels<wgmma_small_policy>::template prepare<Fused, User>(op_a, op_b, device);
@@ -311,6 +320,16 @@ struct tuned_kernels {
     if (s.gemv) return gemv_kernels<types>::launch(s, g, op_a, op_b, stream, device);
     if (s.wgmma && s.slices > 1) {
       return split_k_kernels<Table>::launch_sliced(op_a, op_b, s, without_user_op_launch(g), stream, device);
+    }
+    if (s.wgmma && s.wgmma_batch) {  // a batch in one grid, without a fused epilogue
+      if constexpr (!std::is_void<wgmma_batch_policy>::value) {
+        const batch_shape batch{int64_t(g.grid.z), g.tiles.stride_a, g.tiles.stride_b, g.tiles.stride_c};
+        return wgmma_kernels<wgmma_batch_policy>::launch(op_a, op_b, g.problem.m, g.problem.n, g.problem.k,
+                                                         g.output.alpha, g.problem.a, g.problem.lda, g.problem.b,
+                                                         g.problem.ldb, g.output.beta, g.output.c, g.output.ldc,
+                                                         s.grid_x, s.tile_group, stream, device, batch);
+      }
+      return no_wgmma_kernel(device);
     }
     if constexpr (!std::is_void<wgmma_small_policy>::value) {
       if (s.wgmma && s.wgmma_small) {  // a batch in one grid too (see the large tile's below)

@@ -63,6 +63,7 @@ inline std::string describe(const plan& p, const tuning::tuning_values* tuning, 
         const tuning::policy_numbers* numbers = tuning == nullptr ? nullptr
                                                 : s.wgmma ? (s.float_partials ? (s.wgmma_small ? &tuning->wgmma_small_partials
                                                                                                : &tuning->wgmma_partials)
+                                                             : s.wgmma_batch  ? &tuning->wgmma_batch
                                                              : s.wgmma_small  ? &tuning->wgmma_small
                                                              : p.fused && s.wgmma_pingpong
                                                                  ? &tuning->wgmma_fused  // what the executor runs

@@ -280,6 +280,8 @@ struct tuning_values {
   policy_numbers wgmma_small_partials;       ///< The smaller tile's split-K kernel's policy (block_m == 0: none).
   bool wgmma_split_small = false;            ///< See simt_f32_thresholds::wgmma_split_small.
   bool wgmma_batch_small = false;            ///< See simt_f32_thresholds::wgmma_batch_small.
+  policy_numbers wgmma_batch;                ///< Its batch tile's policy (block_m == 0: none).
+  int64_t wgmma_batch_tile_max_k = 0;        ///< See simt_f32_thresholds::wgmma_batch.
   int64_t wgmma_split_min_k = 0;             ///< See simt_f32_thresholds::wgmma_split_min_k.
   int64_t wgmma_split_min_slice_k = 0;       ///< See simt_f32_thresholds::wgmma_split_min_k.
   int64_t wgmma_max_partials_bytes = 0;      ///< See simt_f32_thresholds::wgmma_max_partials_bytes.
@@ -341,6 +343,9 @@ tuning_values values_of() {
       using small_partials = wgmma_partials_t<typename Entry::wgmma_small>;
       if constexpr (!std::is_void<small_partials>::value) v.wgmma_small_partials = numbers_of<small_partials>();
     }
+    if constexpr (!std::is_void<typename Entry::wgmma_batch>::value) {
+      v.wgmma_batch = numbers_of<typename Entry::wgmma_batch>();
+    }
   }
   v.wgmma_small_below_wave = Entry::wgmma_small_below_wave;
   v.wgmma_small_min_wave = Entry::wgmma_small_min_wave;
@@ -349,6 +354,7 @@ tuning_values values_of() {
   v.wgmma_small_max_waves = Entry::wgmma_small_max_waves;
   v.wgmma_split_small = Entry::wgmma_split_small;
   v.wgmma_batch_small = Entry::wgmma_batch_small;
+  v.wgmma_batch_tile_max_k = Entry::wgmma_batch_tile_max_k;
   v.wgmma_split_min_k = Entry::wgmma_split_min_k;
   v.wgmma_split_min_slice_k = Entry::wgmma_split_min_slice_k;
   v.wgmma_max_partials_bytes = Entry::wgmma_max_partials_bytes;

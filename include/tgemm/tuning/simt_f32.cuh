@@ -139,6 +139,13 @@ struct simt_f32_thresholds {
   /// larger than one small tile (those keep the small mma.sync tile), and its tiles fill as above
   /// (detail::wgmma_batch_takes_small).
   static constexpr bool wgmma_batch_small = false;
+  /// The entry's batch tile (a wgmma_policy), or void for none: strided batches and pointer arrays without a fused
+  /// epilogue take it before the smaller and the large tile where detail::wgmma_batch_takes_batch_tile() says so (as
+  /// much of it as of the smaller tile inside C, and twice as much as of the large one, or the large tiles of the
+  /// whole batch under one wave with k at most wgmma_batch_tile_max_k). Only batched calls compile its kernels.
+  using wgmma_batch = void;
+  /// See wgmma_batch.
+  static constexpr int64_t wgmma_batch_tile_max_k = 0;
   /// Where those tiles would fill fewer, the sm_90a kernel splits k instead (float partial products, then the
   /// reduction) when k is at least wgmma_split_min_k, into slices at least wgmma_split_min_slice_k deep (rounded up
   /// to whole block_k steps), as many as one wave of blocks holds; wgmma_split_min_k = 0: it never splits (the other
