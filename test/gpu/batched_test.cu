@@ -301,9 +301,11 @@ TEST_CASE("strided batches on the Hopper kernel in one grid: 16-bit C through TM
 TEST_CASE("strided batches that fill more of a 64 x 128 or a 128 x 128 tile than of a 128 x 256 one: the smaller "
           "Hopper tiles", "[batched]") {
   // 70 products of 128 x 128 (70 work items of the 128 x 128 batch tile), k ragged, every op pair; 64 x 256 products
-  // with beta != 0 (C read, written by the kernel), padded C; 256 x 64 (half of four small tiles) and 64 x 520 (ragged
-  // n) on the 64 x 128 tile; 128 x 128 with a fused epilogue through TMA stores (the 64 x 128 tile: the batch tile has
-  // no fused kernel); 512 x 64 products (half of four batch tiles) with beta != 0, and 100 x 120 ones (ragged m and n).
+  // with beta != 0 (C read, written by the kernel), padded C, and 64 x 520 (ragged n) on the 64 x 128 tile (all of
+  // two or 0.81 of five, against half of two batch tiles); 128 x 128 with a fused epilogue through TMA stores (the
+  // 64 x 128 tile: the batch tile has no fused kernel); on the batch tile, 256 x 64 and 512 x 64 products (half of two
+  // or four batch tiles, as much as of the smaller tiles), with beta != 0, and 100 x 120 ones (ragged m and n; A's
+  // leading dimension padded to 104 so that TMA can step it, C's tight 100 rows written by the kernel).
   const auto run = [](batch_case c, int64_t m, int64_t n, bool batch_tile = false) {
     c.count = 70, c.m = m, c.n = n, c.k = 72;
     const tgemm::detail::plan p = run_batch<__nv_bfloat16, __nv_bfloat16>(c);
@@ -325,7 +327,7 @@ TEST_CASE("strided batches that fill more of a 64 x 128 or a 128 x 128 tile than
   run(read_c, 256, 64);  // the column-major form's 64 x 256
   batch_case half;
   half.op_b = op::transpose, half.gap = 8;
-  run(half, 256, 64);
+  run(half, 256, 64, true);
   run(half, 64, 520);
   batch_case fused;
   fused.ep.on = true, fused.ep.act = tgemm::activation::silu, fused.ep.column_bias = true, fused.gap = 16;
@@ -334,6 +336,6 @@ TEST_CASE("strided batches that fill more of a 64 x 128 or a 128 x 128 tile than
   tall.op_a = op::transpose, tall.beta = 0.5f, tall.gap = 8;
   run(tall, 512, 64, true);
   batch_case ragged;
-  ragged.op_b = op::transpose;
+  ragged.op_b = op::transpose, ragged.pad_a = 4;
   run(ragged, 100, 120, true);
 }
