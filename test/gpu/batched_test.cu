@@ -236,8 +236,10 @@ TEST_CASE("strided batches under compute-sanitizer: one grid, scalar loads, spli
   run_batch<float, float>(scale);
   batch_case hopper = c;  // the Hopper kernel in one grid (on an H200 running sm_90a): TMA stores into a rank-3 map
   hopper.count = 70, hopper.m = 128, hopper.n = 128, hopper.k = 72;
-  run_batch<__nv_bfloat16, __nv_bfloat16>(hopper);  // its smaller tile
-  hopper.n = 256;
+  run_batch<__nv_bfloat16, __nv_bfloat16>(hopper);  // its batch tile (128 x 128)
+  hopper.m = 64, hopper.n = 256;
+  run_batch<__nv_bfloat16, __nv_bfloat16>(hopper);  // its smaller tile (64 x 128)
+  hopper.m = 128;
   run_batch<__half, __half>(hopper);  // its large tile
   hopper.ep.on = true, hopper.ep.act = tgemm::activation::gelu_tanh, hopper.ep.row_bias = true;
   run_batch<__half, __half>(hopper);
