@@ -305,9 +305,9 @@ TEST_CASE("strided batches that fill more of a 64 x 128 or a 128 x 128 tile than
   // 70 products of 128 x 128 (70 work items of the 128 x 128 batch tile), k ragged, every op pair; 64 x 256 products
   // with beta != 0 (C read, written by the kernel), padded C, and 64 x 520 (ragged n) on the 64 x 128 tile (all of
   // two or 0.81 of five, against half of two batch tiles); 128 x 128 with a fused epilogue through TMA stores (the
-  // 64 x 128 tile: the batch tile has no fused kernel); on the batch tile, 256 x 64 and 512 x 64 products (half of two
-  // or four batch tiles, as much as of the smaller tiles), with beta != 0, and 100 x 120 ones (ragged m and n; A's
-  // leading dimension padded to 104 so that TMA can step it, C's tight 100 rows written by the kernel).
+  // 64 x 128 tile: the batch tile has no fused kernel); on the batch tile, 256 x 64 products and 512 x 64 ones with
+  // beta != 0 (half of two or four batch tiles, as much as of the smaller tiles), and 100 x 120 ones (ragged m and n;
+  // A's leading dimension padded to 104 so that TMA can step it, C's tight 100 rows written by the kernel).
   const auto run = [](batch_case c, int64_t m, int64_t n, bool batch_tile = false) {
     c.count = 70, c.m = m, c.n = n, c.k = 72;
     const tgemm::detail::plan p = run_batch<__nv_bfloat16, __nv_bfloat16>(c);
