@@ -58,7 +58,7 @@ using tgemm::tuning::tuning_values;
   X(gemv_wide_cluster_slices)                                                                                       \
   X(wgmma_min_wave) X(wgmma_batch_min_use) X(wgmma_persistent) X(wgmma_group_m) X(wgmma_small_below_wave)           \
   X(wgmma_small_min_wave) X(wgmma_small_max_k) X(wgmma_small_max_waves) X(wgmma_split_small) X(wgmma_batch_small)   \
-  X(wgmma_split_min_k) X(wgmma_split_min_slice_k) X(wgmma_max_partials_bytes)
+  X(wgmma_split_min_k) X(wgmma_split_min_slice_k) X(wgmma_max_partials_bytes) X(wgmma_batch_tile_max_k)
 
 /// One changed value.
 struct setting {

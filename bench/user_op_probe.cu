@@ -6,13 +6,19 @@
 // waits for the host); (3) host microseconds to issue one call; and how many elements of D the two calls write
 // differently (the lambda's arithmetic is not the built-in's to the last bit: float's tanhf against the built-in
 // formula, FMA contraction).
+// With --depth: only the 16-bit shapes deeper than the bf16 table's wgmma_fused_pingpong_max_k, each twice in a row:
+// as planned (the cooperative tile's fused kernel) and with a tuning hook that puts every fused large-tile step on
+// the ping-pong tile (`pp` rows): which tile each of the two epilogues should take at depth.
+// Usage: user_op_probe [--depth]
 #include <tgemm/gemm.cuh>
 #include <cuda_bf16.h>
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include "check_cuda.hpp"
@@ -44,6 +50,11 @@ tgemm::status builtin_gelu(int64_t m, int64_t n, int64_t k, const T* a, const T*
 }
 
 float median(std::vector<float> v) { std::sort(v.begin(), v.end()); return v[v.size() / 2]; }
+
+/// The tuning hook of the `pp` rows: every fused large-tile step on the ping-pong tile, at any depth.
+void pingpong_at_every_depth(tgemm::tuning::tuning_values& values, const char*, const char*) {
+  values.wgmma_fused_pingpong_max_k = INT64_MAX;
+}
 
 template <class T>
 void shape(const char* type, int64_t m, int64_t n, int64_t k) {
@@ -131,7 +142,20 @@ void shape(const char* type, int64_t m, int64_t n, int64_t k) {
   cudaFree(bias), cudaFree(d0), cudaFree(d1);
 }
 
-int main() {
+int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "--depth") == 0) {
+    const int64_t deep[][3] = {{4096, 4096, 4096}, {8192, 8192, 8192}, {4096, 4096, 8192}, {2048, 2048, 4096}};
+    for (const auto& mnk : deep) {
+      for (int round = 0; round < 2; ++round) {
+        tgemm::detail::tuning_hook() = nullptr;
+        shape<__nv_bfloat16>("bf16", mnk[0], mnk[1], mnk[2]);
+        tgemm::detail::tuning_hook() = pingpong_at_every_depth;
+        shape<__nv_bfloat16>("pp", mnk[0], mnk[1], mnk[2]);
+      }
+    }
+    tgemm::detail::tuning_hook() = nullptr;
+    return 0;
+  }
   shape<__nv_bfloat16>("bf16", 4096, 4096, 4096);
   shape<__nv_bfloat16>("bf16", 8192, 8192, 8192);
   shape<__nv_bfloat16>("bf16", 16384, 4096, 1024);

@@ -14,14 +14,15 @@
 #     blocks walking several tiles each, ragged edges, beta = 0 on a NaN C and beta != 0; tiles in clusters of two
 #     (B multicast to both blocks, stages released by the consumers of both), two persistent clusters;
 #   - strided batches ([sanitize] of tgemm_gpu_batched_tests, every tool): products together in one grid (vector and
-#     scalar loads; the products tile for products of at most 32 x 32, a fused epilogue too; the Hopper kernel's large
-#     and smaller tiles, C through TMA stores, plain and fused), product by product (split k, realigned copies), float
-#     and 16-bit, C = beta C;
+#     scalar loads; the products tile for products of at most 32 x 32, a fused epilogue too; the Hopper kernel's large,
+#     smaller and batch tiles, C through TMA stores, plain and fused), product by product (split k, realigned copies),
+#     float and 16-bit, C = beta C;
 #   - the GEMV kernels ([sanitize] of tgemm_gpu_gemv_tests, every tool): along k and along n, one vector and several,
 #     a partial last vector of k, split k with its reduction, a batch in one grid;
 #   - the fused epilogues ([sanitize] of tgemm_gpu_epilogue_tests, every tool): tiles with a separate D, split k with
 #     the reduction applying the epilogue, GEMV, a batch in one grid, the Hopper kernel (its small tile, and the
-#     ping-pong tile that runs the large tile's fused calls, several tiles per consumer); float and bfloat16;
+#     ping-pong tile that runs the large tile's fused calls, several tiles per consumer, and the cooperative tile that
+#     runs those deeper than the table's wgmma_fused_pingpong_max_k); float and bfloat16;
 #   - pointer arrays and device-side group sizes ([sanitize] of tgemm_gpu_indirect_tests, every tool): ragged tiles,
 #     the products tile, a misaligned product (the direct loop), a null C skipped, experts with an empty group and
 #     k = 0;

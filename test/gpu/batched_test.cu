@@ -236,8 +236,10 @@ TEST_CASE("strided batches under compute-sanitizer: one grid, scalar loads, spli
   run_batch<float, float>(scale);
   batch_case hopper = c;  // the Hopper kernel in one grid (on an H200 running sm_90a): TMA stores into a rank-3 map
   hopper.count = 70, hopper.m = 128, hopper.n = 128, hopper.k = 72;
-  run_batch<__nv_bfloat16, __nv_bfloat16>(hopper);  // its smaller tile
-  hopper.n = 256;
+  run_batch<__nv_bfloat16, __nv_bfloat16>(hopper);  // its batch tile (128 x 128)
+  hopper.m = 64, hopper.n = 256;
+  run_batch<__nv_bfloat16, __nv_bfloat16>(hopper);  // its smaller tile (64 x 128)
+  hopper.m = 128;
   run_batch<__half, __half>(hopper);  // its large tile
   hopper.ep.on = true, hopper.ep.act = tgemm::activation::gelu_tanh, hopper.ep.row_bias = true;
   run_batch<__half, __half>(hopper);
@@ -298,34 +300,44 @@ TEST_CASE("strided batches on the Hopper kernel in one grid: 16-bit C through TM
   run_hopper_batch<__nv_bfloat16, __nv_bfloat16>(odd_stride);
 }
 
-TEST_CASE("strided batches that fill twice as much of a 64 x 128 tile as of a 128 x 256 one: the smaller Hopper tile",
-          "[batched]") {
-  // 70 products of 128 x 128 (140 work items of 64 x 128), k ragged, every op pair; 64 x 256 products with beta != 0
-  // (C read, written by the kernel), padded C; 256 x 64 (half of four small tiles) and 64 x 520 (ragged n); a fused
-  // epilogue through TMA stores.
-  const auto run = [](batch_case c, int64_t m, int64_t n) {
+TEST_CASE("strided batches that fill more of a 64 x 128 or a 128 x 128 tile than of a 128 x 256 one: the smaller "
+          "Hopper tiles", "[batched]") {
+  // 70 products of 128 x 128 (70 work items of the 128 x 128 batch tile), k ragged, every op pair; 64 x 256 products
+  // with beta != 0 (C read, written by the kernel), padded C, and 64 x 520 (ragged n) on the 64 x 128 tile (all of
+  // two or 0.81 of five, against half of two batch tiles); 128 x 128 with a fused epilogue through TMA stores (the
+  // 64 x 128 tile: the batch tile has no fused kernel); on the batch tile, 256 x 64 products and 512 x 64 ones with
+  // beta != 0 (half of two or four batch tiles, as much as of the smaller tiles), and 100 x 120 ones (ragged m and n;
+  // A's leading dimension padded to 104 so that TMA can step it, C's tight 100 rows written by the kernel).
+  const auto run = [](batch_case c, int64_t m, int64_t n, bool batch_tile = false) {
     c.count = 70, c.m = m, c.n = n, c.k = 72;
     const tgemm::detail::plan p = run_batch<__nv_bfloat16, __nv_bfloat16>(c);
     if (runs_sm90a_kernels()) {
       CHECK(p.wgmma);
       CHECK(p.batch_in_grid);
-      CHECK(p.steps[0].wgmma_small);
+      CHECK(p.steps[0].wgmma_small == !batch_tile);
+      CHECK(p.steps[0].wgmma_batch == batch_tile);
     }
   };
   for (const auto& ops : {std::pair<op, op>{op::none, op::none}, {op::transpose, op::none},
                           {op::none, op::transpose}, {op::transpose, op::transpose}}) {
     batch_case c;
     c.op_a = ops.first, c.op_b = ops.second, c.gap = 8;
-    run(c, 128, 128);
+    run(c, 128, 128, true);
   }
   batch_case read_c;
   read_c.order = layout::row_major, read_c.beta = 0.5f, read_c.pad_c = 8;
   run(read_c, 256, 64);  // the column-major form's 64 x 256
   batch_case half;
   half.op_b = op::transpose, half.gap = 8;
-  run(half, 256, 64);
+  run(half, 256, 64, true);
   run(half, 64, 520);
   batch_case fused;
   fused.ep.on = true, fused.ep.act = tgemm::activation::silu, fused.ep.column_bias = true, fused.gap = 16;
   run(fused, 128, 128);
+  batch_case tall;
+  tall.op_a = op::transpose, tall.beta = 0.5f, tall.gap = 8;
+  run(tall, 512, 64, true);
+  batch_case ragged;
+  ragged.op_b = op::transpose, ragged.pad_a = 4;
+  run(ragged, 100, 120, true);
 }

@@ -34,11 +34,15 @@ using namespace tgemm::test;
 struct paths_seen {
   bool wgmma = false, split = false, gemv = false, tiles = false, staged = false, batch_in_grid = false;
   bool wgmma_large = false;  // the sm_90a kernel's large tile, unsplit (16-bit: the ping-pong kernel when fused)
+  bool wgmma_cooperative = false;  // ... on the cooperative tile's fused kernel (a 16-bit call deeper than the table's
+                                   // wgmma_fused_pingpong_max_k)
   void add(const tgemm::detail::plan& p) {
     wgmma = wgmma || p.wgmma;
     for (int i = 0; i < p.step_count; ++i) {
       const tgemm::detail::plan_step& s = p.steps[i];
-      wgmma_large = wgmma_large || (s.wgmma && !s.wgmma_small && s.slices == 1 && !s.gemv);
+      const bool large = s.wgmma && !s.wgmma_small && s.slices == 1 && !s.gemv;
+      wgmma_large = wgmma_large || large;
+      wgmma_cooperative = wgmma_cooperative || (large && !s.wgmma_pingpong);
     }
     split = split || p.split_k;
     gemv = gemv || p.gemv;
@@ -112,6 +116,25 @@ void run_type_suite(tgemm::math_mode math) {
       ++pair;
     }
   }
+  // Deep products on the large tile: past the table's wgmma_fused_pingpong_max_k, where it is finite, the cooperative
+  // tile's fused kernel runs them (TMA stores with beta = 0; C read, column terms and a clamp with beta != 0).
+  [[maybe_unused]] bool cooperative_expected = false;
+  if constexpr (sizeof(AB) == 2) {
+    using table = typename tgemm::tuning::table_for<AB, C, tgemm::math_mode::strict>::type;
+    if constexpr (!std::is_void<typename table::wgmma_fused>::value) {
+      constexpr int64_t max_k = table::wgmma_fused_pingpong_max_k;
+      if (max_k <= 4096) {
+        cooperative_expected = true;
+        batch_case deep_wide;
+        deep_wide.m = 2104, deep_wide.n = 2000, deep_wide.k = max_k + 72, deep_wide.beta = 0.0f;
+        deep_wide.ep.act = activation::gelu_tanh, deep_wide.ep.row_bias = true;
+        run(deep_wide);
+        deep_wide.beta = 0.5f, deep_wide.op_a = op::transpose, deep_wide.ep.act = activation::silu;
+        deep_wide.ep.column_bias = true, deep_wide.ep.clamp_max = 3;
+        run(deep_wide);
+      }
+    }
+  }
   // Ragged edges (odd m and n: the Hopper kernel writes its edge tiles element by element).
   batch_case ragged;
   ragged.m = 1029, ragged.n = 515, ragged.k = 130, ragged.beta = 1;
@@ -177,6 +200,7 @@ void run_type_suite(tgemm::math_mode math) {
   if (runs_sm90a_kernels() && !std::is_same<AB, double>::value && math != tgemm::math_mode::strict) CHECK(seen.wgmma);
   if (runs_sm90a_kernels() && sizeof(AB) == 2) CHECK(seen.wgmma);
   if (runs_sm90a_kernels() && sizeof(AB) == 2) CHECK(seen.wgmma_large);
+  if (runs_sm90a_kernels() && cooperative_expected) CHECK(seen.wgmma_cooperative);
 }
 
 }  // namespace
@@ -304,7 +328,7 @@ TEST_CASE("fused epilogue: bad arguments return their status, naming the member,
   CHECK(dd.download() == std::vector<float>(size_t(m * n), float(k)));
 }
 
-TEST_CASE("fused epilogue under compute-sanitizer: tiles, split k, GEMV, a separate D, a batch, the large tile",
+TEST_CASE("fused epilogue under compute-sanitizer: tiles, split k, GEMV, a separate D, a batch, the large tiles",
           "[sanitize]") {
   const auto run = [](batch_case c) {
     c.ep.on = true;
@@ -332,6 +356,15 @@ TEST_CASE("fused epilogue under compute-sanitizer: tiles, split k, GEMV, a separ
   batch_case wide;  // the large tile on an H200: bf16's ping-pong kernel, several tiles per consumer, ragged
   wide.m = 4104, wide.n = 2000, wide.k = 64, wide.ep.act = activation::gelu_tanh, wide.ep.row_bias = true;
   run(wide);
+  // Deeper than the bf16 table's wgmma_fused_pingpong_max_k: the cooperative tile's fused kernel (72 unsplit 128 x 256
+  // tiles on an H200), bf16 only (the float call's SIMT tiles add minutes under the sanitizers and nothing new).
+  using table = tgemm::tuning::table_for<__nv_bfloat16, __nv_bfloat16, tgemm::math_mode::strict>::type;
+  if constexpr (table::wgmma_fused_pingpong_max_k <= 4096) {
+    batch_case cooperative;
+    cooperative.m = 1536, cooperative.n = 1536, cooperative.k = table::wgmma_fused_pingpong_max_k + 72;
+    cooperative.ep.on = true, cooperative.ep.act = activation::gelu_tanh, cooperative.ep.row_bias = true;
+    run_batch<__nv_bfloat16, __nv_bfloat16>(cooperative);
+  }
 }
 
 TEST_CASE("fused epilogue: the mdspan overloads give the pointer calls' result, bit for bit", "[epilogue][mdspan]") {

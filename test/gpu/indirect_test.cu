@@ -58,9 +58,9 @@ TEST_CASE("gemm_batched: 16-bit pointer arrays that fill the GPU run on the Hopp
   // product read and written through one address map per operand at the coordinates of its pointers: every op pair on
   // the 128 x 256 tile (34 products of 136 x 248: a tile row that is mostly empty), 72 products with a misaligned one
   // (its direct loop) and a null C (its items skipped), beta != 0 in row-major fp16, leading dimensions padded by 8,
-  // alpha = 0 and k = 0; then the 64 x 128 tile (products of 128 x 128 and 512 x 64: twice as much of it inside C),
-  // every op pair, both orders, a misaligned product and a null C, beta != 0 (C read), a C of 130 rows (not a multiple
-  // of 16 bytes: no TMA stores). Leading dimensions padded by 3 or of 250 elements (TMA cannot step them) and too few
+  // alpha = 0 and k = 0; then the 128 x 128 batch tile (products of 128 x 128 and 512 x 64: twice as much of it
+  // inside C) and the 64 x 128 tile (64 x 256 products), every op pair, both orders, a misaligned product and a null
+  // C, beta != 0 (C read), a C of 130 rows (not a multiple of 16 bytes: no TMA stores). Leading dimensions padded by 3 or of 250 elements (TMA cannot step them) and too few
   // products stay on the mma.sync tiles.
   tgemm::detail::record_plans plans;
   const op ops[] = {op::none, op::transpose};
@@ -71,7 +71,9 @@ TEST_CASE("gemm_batched: 16-bit pointer arrays that fill the GPU run on the Hopp
                                                 tgemm::math_mode::strict);
       run_batched<__half, __half>(layout::row_major, {oa, ob, 128, 128, 72, 1.0, 0.0, 8}, 80, tgemm::math_mode::strict,
                                   3, 11);
-      expected += 34 + 80;
+      run_batched<__nv_bfloat16, __nv_bfloat16>(layout::col_major, {oa, ob, 64, 256, 72, 1.0, 0.0, 0}, 80,
+                                                tgemm::math_mode::strict);
+      expected += 34 + 80 + 80;
     }
   }
   run_batched<__nv_bfloat16, __nv_bfloat16>(layout::col_major, {op::none, op::transpose, 200, 248, 72, -1.5, 0.0, 8},
@@ -94,8 +96,8 @@ TEST_CASE("gemm_batched: 16-bit pointer arrays that fill the GPU run on the Hopp
                               tgemm::math_mode::strict);  // lda and ldb not multiples of 16 bytes
   run_batched<__nv_bfloat16, __nv_bfloat16>(layout::col_major, {op::none, op::transpose, 136, 250, 72, 1.0, 0.0, 0}, 34,
                                             tgemm::math_mode::strict);  // ldb = 250
-  run_batched<__nv_bfloat16, __nv_bfloat16>(layout::col_major, {op::none, op::none, 200, 250, 72, 1.0, 0.0, 0}, 20,
-                                            tgemm::math_mode::strict);  // 40 tiles: under half of 132 multiprocessors
+  run_batched<__nv_bfloat16, __nv_bfloat16>(layout::col_major, {op::none, op::none, 200, 250, 72, 1.0, 0.0, 0}, 10,
+                                            tgemm::math_mode::strict);  // 20 large or 40 batch tiles: under half of 132
   CHECK(plans.grouped_hopper_groups() == before);
   CHECK(plans.grouped_hopper_groups() == (runs_sm90a_kernels() ? expected : 0));
 }
@@ -248,8 +250,8 @@ TEST_CASE("gemm_batched and gemm_grouped_device under compute-sanitizer: tiles, 
                                                    expert_shapes(1.0, 0.5), tgemm::math_mode::strict);
   run_grouped_device<__nv_bfloat16, __nv_bfloat16>(layout::col_major, op::none, op::none, expert_shapes(1.0, 0.0),
                                                    tgemm::math_mode::strict);
-  // Pointer arrays on the Hopper kernel on an H200 (address maps): the 64 x 128 tile with TMA stores, a misaligned
-  // product and a null C; the 128 x 256 tile with beta != 0.
+  // Pointer arrays on the Hopper kernel on an H200 (address maps): the 128 x 128 batch tile with TMA stores, a
+  // misaligned product and a null C; the 128 x 256 tile with beta != 0.
   run_batched<__nv_bfloat16, __nv_bfloat16>(layout::col_major, {op::none, op::transpose, 128, 128, 72, 1.0, 0.0, 0}, 70,
                                             tgemm::math_mode::strict, 5, 9);
   run_batched<__half, __half>(layout::row_major, {op::transpose, op::none, 250, 136, 40, 1.0, 0.5, 8}, 34,

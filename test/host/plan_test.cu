@@ -727,10 +727,22 @@ TEST_CASE("16-bit plans on an H200 running the sm_90a image: the Hopper kernel w
   CHECK(text.find("sm_90a kernel") != std::string::npos);
   CHECK(text.find("gemm wgmma wgmma_bf16_b128x256x64_s4_c_bf16") != std::string::npos);
   // With a fused epilogue the large tile's step runs the entry's ping-pong policy (64 x 256 tiles, the consumers
-  // taking turns); the plan's tiles and grid stay the large tile's, and the print names what runs.
+  // taking turns) up to wgmma_fused_pingpong_max_k, the cooperative tile's fused kernel past it where the build has
+  // those kernels; the plan's tiles and grid stay the large tile's, and the print names what runs.
   p.fused = true;
+  const int64_t max_k = values.wgmma_fused_pingpong_max_k;
+  tgemm::detail::mark_fused_large_steps(p, max_k, values, true);
+  CHECK(p.steps[p.step_count - 1].wgmma_pingpong);
   const std::string fused_text = tgemm::detail::describe(p, &values, "bf16", 4096, 4096, 4096);
   CHECK(fused_text.find("gemm wgmma wgmma_bf16_b64x256x64_s4_pingpong_c_bf16") != std::string::npos);
+  if (max_k < INT64_MAX) {
+    tgemm::detail::mark_fused_large_steps(p, max_k + 1, values, true);
+    CHECK_FALSE(p.steps[p.step_count - 1].wgmma_pingpong);
+    CHECK(tgemm::detail::describe(p, &values, "bf16", 4096, 4096, 4096).find(
+              "gemm wgmma wgmma_bf16_b128x256x64_s4_c_bf16") != std::string::npos);
+  }
+  tgemm::detail::mark_fused_large_steps(p, INT64_MAX, values, false);  // a build without them: ping-pong at any k
+  CHECK(p.steps[p.step_count - 1].wgmma_pingpong);
   CHECK(values.wgmma_fused.block_m == 64);
   CHECK(values.wgmma_fused.block_n == 256);
   CHECK(tgemm::tuning::values_for<tgemm::tuning::tensorop_tf32<tgemm::math_mode::tf32>>(f.arch).wgmma_fused.block_m ==
@@ -1071,8 +1083,41 @@ TEST_CASE("16-bit strided batches on an H200 running the sm_90a image: the Hoppe
     // Persistent blocks walking (product, tile) work items: one per multiprocessor, or per item when fewer.
     CHECK(p.steps[0].grid_x == std::min<int64_t>(132, p.steps[0].tiles_m * p.steps[0].tiles_n * b[0]));
     CHECK(p.workspace_bytes == 0);
-    // 128 x 128 products fill half of a 128 x 256 tile: two whole 64 x 128 ones instead.
-    CHECK(p.steps[0].wgmma_small == (b[1] == 128));
+    // 128 x 128 products fill half of a 128 x 256 tile: one whole 128 x 128 batch tile instead; 256 x 256 x 256
+    // products make 128 large tiles, under a wave, with k = 256: the batch tile too.
+    CHECK_FALSE(p.steps[0].wgmma_small);
+    CHECK(p.steps[0].wgmma_batch == (b[1] == 128 || b[1] == 256));
+  }
+  // The batch tile (128 x 128): as much of it as of the smaller tile inside C, and twice as much as of the large one,
+  // or as much with the large tiles of the whole batch under a wave and k at most 512; products larger than one small
+  // mma.sync tile; a 16-bit C.
+  {
+    using tgemm::detail::wgmma_batch_takes_batch_tile;
+    const auto v = tgemm::tuning::values_for<tgemm::tuning::tensorop_f16<__nv_bfloat16, __nv_bfloat16>>(900);
+    CHECK(v.wgmma_batch.block_m == 128);
+    CHECK(v.wgmma_batch.block_n == 128);
+    CHECK(wgmma_batch_takes_batch_tile(v, 128, 128, 64, 512, 132));   // all of one, half of a large tile
+    CHECK(wgmma_batch_takes_batch_tile(v, 512, 64, 512, 96, 132));    // half of four, a quarter of two
+    CHECK(wgmma_batch_takes_batch_tile(v, 256, 256, 256, 64, 132));   // 128 large tiles, k = 256
+    CHECK_FALSE(wgmma_batch_takes_batch_tile(v, 256, 256, 256, 66, 132));  // 132 large tiles: a wave
+    CHECK_FALSE(wgmma_batch_takes_batch_tile(v, 256, 256, 1024, 64, 132));  // k deeper than 512
+    CHECK_FALSE(wgmma_batch_takes_batch_tile(v, 2048, 2048, 2048, 8, 132));
+    CHECK_FALSE(wgmma_batch_takes_batch_tile(v, 512, 512, 64, 96, 132));   // 768 large tiles
+    CHECK_FALSE(wgmma_batch_takes_batch_tile(v, 64, 256, 256, 96, 132));   // half of two, all of two smaller tiles
+    CHECK_FALSE(wgmma_batch_takes_batch_tile(v, 64, 64, 64, 1024, 132));   // one small mma.sync tile
+    CHECK_FALSE(wgmma_batch_takes_batch_tile(
+        tgemm::tuning::values_for<tgemm::tuning::tensorop_f16<__nv_bfloat16, float>>(900), 128, 128, 64, 512, 132));
+    CHECK_FALSE(wgmma_batch_takes_batch_tile(
+        tgemm::tuning::values_for<tgemm::tuning::tensorop_f16<__nv_bfloat16, __nv_bfloat16>>(800), 128, 128, 64, 512,
+        132));
+    // A fused epilogue keeps the 64 x 128 tile (the batch tile has no fused kernel).
+    bool small = false, batch_tile = true;
+    CHECK(tgemm::detail::wgmma_batch_runs(v, 128, 128, 64, 512, 132, true, small, batch_tile));
+    CHECK(small);
+    CHECK_FALSE(batch_tile);
+    CHECK(tgemm::detail::wgmma_batch_runs(v, 128, 128, 64, 512, 132, false, small, batch_tile));
+    CHECK_FALSE(small);
+    CHECK(batch_tile);
   }
   // The smaller tile for a batch: at least twice as much of it inside C as of the large one, products larger than
   // one small mma.sync tile (64 x 64).
@@ -1101,14 +1146,15 @@ TEST_CASE("16-bit strided batches on an H200 running the sm_90a image: the Hoppe
   CHECK(p.wgmma);
   CHECK(!p.steps[0].wgmma_small);
   // 64 x 64 products (one small mma.sync tile each, an eighth of a 128 x 256 tile) run on the mma.sync tiles; 512 x 64
-  // products (a quarter of two large tiles) on the smaller Hopper tile (half of eight), 200 x 64 ones (0.39 of four)
-  // on the mma.sync tiles.
+  // products (a quarter of two large tiles) on the batch tile (half of four), 200 x 64 ones (0.39 of two) on the
+  // mma.sync tiles.
   p = plan_16bit<__nv_bfloat16, __nv_bfloat16>(batch_of(shape(64, 64, 64), 1024), f);
   CHECK(!p.wgmma);
   CHECK(p.batch_in_grid);
   p = plan_16bit<__nv_bfloat16, __nv_bfloat16>(batch_of(shape(512, 64, 512), 96), f);
   CHECK(p.wgmma);
-  CHECK(p.steps[0].wgmma_small);
+  CHECK(p.steps[0].wgmma_batch);  // half of four 128 x 128 tiles, as much as of eight 64 x 128 ones
+  CHECK(p.steps[0].tiles_m * p.steps[0].tiles_n == 4);
   CHECK(p.batch_in_grid);
   CHECK(!plan_16bit<__nv_bfloat16, __nv_bfloat16>(batch_of(shape(200, 64, 512), 96), f).wgmma);
   // 64 x 512 products: half of two large tiles, all of four smaller ones.
@@ -1149,32 +1195,45 @@ TEST_CASE("16-bit pointer arrays on an H200: the strided batch's rule for the Ho
   // leading dimensions TMA can step) whether its products go to the Hopper kernel, and on which tile: the issue's
   // batches that the strided form runs there, the GPU test's shapes, and the ones that stay on the mma.sync tiles.
   const auto values = tgemm::tuning::values_for<tgemm::tuning::tensorop_f16<__nv_bfloat16, __nv_bfloat16>>(900);
-  const auto fit = [&](int64_t products, int64_t m, int64_t n, int64_t multiprocessors, bool lines, bool& small) {
-    return tgemm::detail::wgmma_pointer_arrays_fit(values, m, n, products, multiprocessors, lines, small);
+  bool small = true, batch_tile = true;
+  const auto fit = [&](int64_t products, int64_t m, int64_t n, int64_t multiprocessors, bool lines, int64_t k = 256) {
+    return tgemm::detail::wgmma_pointer_arrays_fit(values, m, n, k, products, multiprocessors, lines, small,
+                                                   batch_tile);
   };
-  bool small = true;
-  for (const auto& b : {std::vector<int64_t>{8, 2048, 2048}, {16, 1024, 1024}, {64, 256, 256}, {96, 512, 512},
-                        {34, 136, 250}, {72, 200, 250}, {40, 250, 250}}) {
+  for (const auto& b : {std::vector<int64_t>{8, 2048, 2048}, {16, 1024, 1024}, {96, 512, 512}, {34, 136, 250},
+                        {72, 200, 250}}) {
     CAPTURE(b[0], b[1], b[2]);
-    CHECK(fit(b[0], b[1], b[2], 132, true, small));
+    CHECK(fit(b[0], b[1], b[2], 132, true));
     CHECK_FALSE(small);  // the 128 x 256 tile
-    CHECK_FALSE(fit(b[0], b[1], b[2], 132, false, small));  // lda or ldb not a multiple of 16 bytes
+    CHECK_FALSE(batch_tile);
+    CHECK_FALSE(fit(b[0], b[1], b[2], 132, false));  // lda or ldb not a multiple of 16 bytes
   }
-  // The smaller tile (64 x 128) where twice as much of it lies inside C, as for a strided batch.
-  for (const auto& b : {std::vector<int64_t>{256, 128, 128}, {96, 512, 64}, {150, 128, 128}, {40, 64, 256}}) {
+  // The batch tile (128 x 128) where twice as much of it lies inside C, or as much with the large tiles under a wave
+  // and k at most 512, as for a strided batch; with deeper k those keep the large tile.
+  for (const auto& b : {std::vector<int64_t>{256, 128, 128}, {96, 512, 64}, {150, 128, 128}, {64, 256, 256},
+                        {40, 250, 250}}) {
     CAPTURE(b[0], b[1], b[2]);
-    CHECK(fit(b[0], b[1], b[2], 132, true, small));
-    CHECK(small);
+    CHECK(fit(b[0], b[1], b[2], 132, true));
+    CHECK_FALSE(small);
+    CHECK(batch_tile);
   }
-  CHECK_FALSE(fit(1024, 64, 64, 132, true, small));   // a 64 x 64 product: one small mma.sync tile each
-  CHECK_FALSE(fit(20, 200, 250, 132, true, small));   // 40 tiles: under half of the multiprocessors
-  CHECK(fit(33, 200, 250, 132, true, small));          // 66 tiles: half
-  CHECK_FALSE(fit(33, 200, 250, 134, true, small));
-  CHECK_FALSE(fit(32, 128, 128, 132, true, small));   // 64 smaller tiles: under half
+  CHECK(fit(64, 256, 256, 132, true, 1024));
+  CHECK_FALSE(batch_tile);
+  // The smaller tile (64 x 128) where twice as much of it lies inside C and more than of the batch tile.
+  CHECK(fit(40, 64, 256, 132, true));
+  CHECK(small);
+  CHECK_FALSE(batch_tile);
+  CHECK_FALSE(fit(1024, 64, 64, 132, true));   // a 64 x 64 product: one small mma.sync tile each
+  CHECK_FALSE(fit(10, 200, 250, 132, true));   // 20 large tiles, 40 batch tiles: under half of the multiprocessors
+  CHECK(fit(17, 200, 250, 132, true));          // 68 batch tiles: half
+  CHECK(batch_tile);
+  CHECK_FALSE(fit(17, 200, 250, 138, true));
+  CHECK_FALSE(fit(17, 200, 250, 132, true, 1024));  // 34 large tiles, too deep for the batch tile: under half
+  CHECK_FALSE(fit(32, 128, 128, 132, true));    // 32 batch tiles, 64 smaller ones: under half
   // An entry without an sm_90a policy never does.
   CHECK_FALSE(tgemm::detail::wgmma_pointer_arrays_fit(
-      tgemm::tuning::values_for<tgemm::tuning::tensorop_f16<__nv_bfloat16, __nv_bfloat16>>(800), 2048, 2048, 8, 132,
-      true, small));
+      tgemm::tuning::values_for<tgemm::tuning::tensorop_f16<__nv_bfloat16, __nv_bfloat16>>(800), 2048, 2048, 256, 8,
+      132, true, small, batch_tile));
 }
 
 TEST_CASE("every batched plan writes each product's C once, in one grid or product by product", "[plan][batched]") {

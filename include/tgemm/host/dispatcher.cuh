@@ -220,10 +220,23 @@ struct tuned_kernels {
   using wgmma_policy = typename Table::wgmma;
   /// The table's smaller sm_90a tile (void: none), for problems its large tiles would not fill.
   using wgmma_small_policy = typename Table::wgmma_small;
+  /// The table's batch tile (void: none), built only where the calls may run batches without a fused epilogue (the
+  /// planner gives it to no other call: detail::wgmma_batch_runs).
+  using wgmma_batch_policy = std::conditional_t<Batches && !Fused, typename Table::wgmma_batch, void>;
   /// The policy that runs the large tile's steps: the table's wgmma_fused for a fused epilogue where it names one
   /// (ping-pong consumers), else wgmma. The plan's tiles and grid are wgmma's; the tile order keeps its rows per group.
   using wgmma_large_policy = std::conditional_t<Fused && !std::is_void<typename Table::wgmma_fused>::value,
                                                 typename Table::wgmma_fused, wgmma_policy>;
+  /// Whether a fused call's unsplit large-tile steps may also run the cooperative wgmma policy's fused kernel (deeper
+  /// than the table's wgmma_fused_pingpong_max_k); otherwise they all run wgmma_large_policy, and that kernel is not
+  /// built.
+  static constexpr bool fused_cooperative = [] {
+    if constexpr (Fused && !std::is_void<typename Table::wgmma_fused>::value) {
+      return Table::wgmma_fused_pingpong_max_k < INT64_MAX;
+    } else {
+      return false;
+    }
+  }();
   /// The large tile's tile-order group (kernel::wgmma_tile) for a plan's group of wgmma tile rows.
   static int large_tile_group(int plan_group) {
     if constexpr (std::is_void<wgmma_policy>::value) {
@@ -266,6 +279,12 @@ struct tuned_kernels {
       return no_split_kernel(device);
     }
     if (s.wgmma && s.slices > 1) return split_k_kernels<Table>::prepare_sliced(op_a, op_b, s.wgmma_small, device);
+    if (s.wgmma && s.wgmma_batch) {
+      if constexpr (!std::is_void<wgmma_batch_policy>::value) {
+        return wgmma_kernels<wgmma_batch_policy>::prepare(op_a, op_b, device);
+      }
+      return no_wgmma_kernel(device);
+    }
     if constexpr (!std::is_void<wgmma_small_policy>::value) {
       if (s.wgmma && s.wgmma_small) {
         return wgmma_kernels<wgmma_small_policy>::template prepare<Fused, User>(op_a, op_b, device);
@@ -273,6 +292,9 @@ struct tuned_kernels {
     }
     if constexpr (!std::is_void<wgmma_policy>::value) {
       if (s.wgmma && s.slices == 1 && !s.wgmma_small) {
+        if constexpr (fused_cooperative) {
+          if (!s.wgmma_pingpong) return wgmma_kernels<wgmma_policy>::template prepare<Fused, User>(op_a, op_b, device);
+        }
         return wgmma_kernels<wgmma_large_policy>::template prepare<Fused, User>(op_a, op_b, device);
       }
     }
@@ -299,6 +321,16 @@ struct tuned_kernels {
     if (s.wgmma && s.slices > 1) {
       return split_k_kernels<Table>::launch_sliced(op_a, op_b, s, without_user_op_launch(g), stream, device);
     }
+    if (s.wgmma && s.wgmma_batch) {  // a batch in one grid, without a fused epilogue
+      if constexpr (!std::is_void<wgmma_batch_policy>::value) {
+        const batch_shape batch{int64_t(g.grid.z), g.tiles.stride_a, g.tiles.stride_b, g.tiles.stride_c};
+        return wgmma_kernels<wgmma_batch_policy>::launch(op_a, op_b, g.problem.m, g.problem.n, g.problem.k,
+                                                         g.output.alpha, g.problem.a, g.problem.lda, g.problem.b,
+                                                         g.problem.ldb, g.output.beta, g.output.c, g.output.ldc,
+                                                         s.grid_x, s.tile_group, stream, device, batch);
+      }
+      return no_wgmma_kernel(device);
+    }
     if constexpr (!std::is_void<wgmma_small_policy>::value) {
       if (s.wgmma && s.wgmma_small) {  // a batch in one grid too (see the large tile's below)
         const batch_shape batch{int64_t(g.grid.z), g.tiles.stride_a, g.tiles.stride_b, g.tiles.stride_c};
@@ -312,6 +344,14 @@ struct tuned_kernels {
       if (s.wgmma && s.slices == 1 && !s.wgmma_small) {
         // A strided batch run in one grid: its products are gridDim.z of the other kernels, walked by these.
         const batch_shape batch{int64_t(g.grid.z), g.tiles.stride_a, g.tiles.stride_b, g.tiles.stride_c};
+        if constexpr (fused_cooperative) {
+          if (!s.wgmma_pingpong) {  // a deep fused product: the cooperative tile, the plan's own tiles and groups
+            return wgmma_kernels<wgmma_policy>::template launch<Fused, User>(
+                op_a, op_b, g.problem.m, g.problem.n, g.problem.k, g.output.alpha, g.problem.a, g.problem.lda,
+                g.problem.b, g.problem.ldb, g.output.beta, g.output.c, g.output.ldc, s.grid_x, s.tile_group, stream,
+                device, batch, g.terms);
+          }
+        }
         return wgmma_kernels<wgmma_large_policy>::template launch<Fused, User>(
             op_a, op_b, g.problem.m, g.problem.n, g.problem.k, g.output.alpha, g.problem.a, g.problem.lda,
             g.problem.b, g.problem.ldb, g.output.beta, g.output.c, g.output.ldc, s.grid_x,
@@ -628,6 +668,9 @@ status dispatch(const canonical_call<Types>& call, cudaStream_t stream, const wo
     if (status s = plan_fixed(call, tuning::policy_numbers{}, p); s != status::success) return s;
   }
   p.fused = Fused;
+  if constexpr (Fused) {
+    if (values != nullptr) mark_fused_large_steps(p, call.problem.k, *values, kernels::fused_cooperative);
+  }
   if (print_plans_requested()) {
     std::fputs(describe(p, values, element_traits<typename Types::element_c>::name, call.problem.m, call.problem.n,
                         call.problem.k)

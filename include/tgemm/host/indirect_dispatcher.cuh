@@ -181,6 +181,7 @@ struct indirect_kernels {
     if constexpr (hopper_groups) {
       using large = typename Table::wgmma;
       using small = typename Table::wgmma_small;
+      using batch_tile = typename Table::wgmma_batch;
       static const tuning::tuning_values entry = tuning::values_of<Table>();
       std::optional<tuning::tuning_values> adjusted;
       const tuning::tuning_values& values =
@@ -189,9 +190,13 @@ struct indirect_kernels {
       using element = typename policy::element_a;
       const bool lines = (products.lda * int64_t(sizeof(element))) % 16 == 0 &&
                          (products.ldb * int64_t(sizeof(element))) % 16 == 0;
-      bool takes_small = false;
-      if (!wgmma_pointer_arrays_fit(values, m, n, count, multiprocessors, lines, takes_small)) return status::success;
-      const tuning::policy_numbers& tile = takes_small ? values.wgmma_small : values.wgmma;
+      bool takes_small = false, takes_batch_tile = false;
+      if (!wgmma_pointer_arrays_fit(values, m, n, k, count, multiprocessors, lines, takes_small, takes_batch_tile)) {
+        return status::success;
+      }
+      const tuning::policy_numbers& tile = takes_batch_tile ? values.wgmma_batch
+                                           : takes_small    ? values.wgmma_small
+                                                            : values.wgmma;
       if (print_plans_requested()) {
         std::fprintf(stderr,
                      "tgemm plan: %s, %lld products of %lld x %lld x %lld, ops %s%s: one launch of the Hopper kernel "
@@ -202,13 +207,20 @@ struct indirect_kernels {
       }
       const int64_t blocks = Table::wgmma_persistent ? multiprocessors : 0;
       status s = status::success;
+      if constexpr (!std::is_void<batch_tile>::value) {
+        if (takes_batch_tile) {
+          s = wgmma_kernels<batch_tile>::launch_pointer_arrays(op_a, op_b, products, float(alpha), float(beta), m, n,
+                                                                k, int(count), blocks, Table::wgmma_group_m, stream,
+                                                                device);
+        }
+      }
       if constexpr (!std::is_void<small>::value) {
         if (takes_small) {
           s = wgmma_kernels<small>::launch_pointer_arrays(op_a, op_b, products, float(alpha), float(beta), m, n, k,
                                                            int(count), blocks, Table::wgmma_group_m, stream, device);
         }
       }
-      if (!takes_small) {
+      if (!takes_small && !takes_batch_tile) {
         s = wgmma_kernels<large>::launch_pointer_arrays(op_a, op_b, products, float(alpha), float(beta), m, n, k,
                                                          int(count), blocks, Table::wgmma_group_m, stream, device);
       }

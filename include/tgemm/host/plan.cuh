@@ -56,6 +56,10 @@ struct plan_step {
   tuning::slot slot = tuning::slot::general;  ///< The tuning slot of the kernel (unused by fixed plans).
   bool wgmma = false;       ///< The kernel is the entry's sm_90a one (TMA + wgmma) instead of the slot's.
   bool wgmma_small = false;  ///< sm_90a: the entry's smaller tile (tuning: wgmma_small) instead of its large one.
+  bool wgmma_batch = false;  ///< sm_90a, a batch in one grid: the entry's batch tile (tuning: wgmma_batch).
+  /// sm_90a, a fused call's unsplit large-tile step: the entry's ping-pong policy (tuning: wgmma_fused) runs it, else
+  /// the cooperative wgmma policy's fused kernel (set by the dispatcher: see fused_large_steps).
+  bool wgmma_pingpong = false;
   bool gemv = false;        ///< The kernel is a GEMV one (kernel/gemv.cuh): tiles_m blocks of its columns.
   bool gemv_few_rows = false;  ///< GEMV: C has the few rows (op(A) are the vectors, op(B) the matrix), else the few
                                ///< columns (op(B)^T the vectors, op(A)^T the matrix).
@@ -237,27 +241,53 @@ inline bool wgmma_batch_takes_small(const tuning::tuning_values& t, int64_t m, i
          tile_use(q, m, n) >= 2.0 * tile_use(p, m, n);
 }
 
-/// Whether `products` products of m x n (column-major form) run in one grid of the entry's sm_90a kernel, and on
-/// which tile (`small`): the smaller one where wgmma_batch_takes_small() says so, else the large one, its work items
-/// filling the GPU (wgmma_tiles_fill()) and counted by a 32-bit index. The rule of a strided batch (the planner's
-/// suits_wgmma, which also asks that the products lie apart) and of device arrays of pointers
-/// (wgmma_pointer_arrays_fit).
-inline bool wgmma_batch_runs(const tuning::tuning_values& t, int64_t m, int64_t n, int64_t products,
-                             int64_t multiprocessors, bool& small) {
-  small = wgmma_batch_takes_small(t, m, n);
+/// Whether a batch of `products` m x n x k products without a fused epilogue asks the entry's batch tile
+/// (tuning: wgmma_batch) rather than its smaller or large one (it then runs there when wgmma_tiles_fill() says so for
+/// that tile): the entry has one, one tile of the small mma.sync tile does not cover a product (those keep it), as
+/// much of the batch tile as of the smaller one is inside C, and either twice as much as of the large one (128 x 128
+/// products: all of one, half of a 128 x 256; 512 x 64: half of four, a quarter of two) or as much with the large
+/// tiles of the whole batch under one wave of the multiprocessors and k at most wgmma_batch_tile_max_k (64 x 256^3:
+/// 128 large tiles on 132 multiprocessors, k = 256).
+inline bool wgmma_batch_takes_batch_tile(const tuning::tuning_values& t, int64_t m, int64_t n, int64_t k,
+                                         int64_t products, int64_t multiprocessors) {
+  const tuning::policy_numbers &p = t.wgmma, &q = t.wgmma_small, &b = t.wgmma_batch, &s = t[tuning::slot::small];
+  if (b.block_m == 0 || p.block_m == 0 || (m <= s.block_m && n <= s.block_n)) return false;
+  const double use = tile_use(b, m, n), large_use = tile_use(p, m, n);
+  if (q.block_m != 0 && use < tile_use(q, m, n)) return false;
+  if (use >= 2.0 * large_use) return true;
+  const double large_tiles = double(kernel::tiles_for(m, p.block_m) * kernel::tiles_for(n, p.block_n));
+  return use >= large_use && large_tiles * double(products) < double(multiprocessors) && k <= t.wgmma_batch_tile_max_k;
+}
+
+/// Whether `products` products of m x n x k (column-major form) run in one grid of the entry's sm_90a kernel, and on
+/// which tile: the batch tile (`batch_tile`) where the call has no fused epilogue (`fused`) and
+/// wgmma_batch_takes_batch_tile() says so, else the smaller one (`small`) where wgmma_batch_takes_small() says so,
+/// else the large one, its work items filling the GPU (wgmma_tiles_fill()) and counted by a 32-bit index. The rule
+/// of a strided batch (the planner's suits_wgmma, which also asks that the products lie apart) and of device arrays
+/// of pointers (wgmma_pointer_arrays_fit).
+inline bool wgmma_batch_runs(const tuning::tuning_values& t, int64_t m, int64_t n, int64_t k, int64_t products,
+                             int64_t multiprocessors, bool fused, bool& small, bool& batch_tile) {
+  batch_tile = !fused && wgmma_batch_takes_batch_tile(t, m, n, k, products, multiprocessors) &&
+               products <= int64_t(INT32_MAX) / (kernel::tiles_for(m, t.wgmma_batch.block_m) *
+                                                 kernel::tiles_for(n, t.wgmma_batch.block_n)) &&
+               wgmma_tiles_fill(t, t.wgmma_batch, m, n, products, multiprocessors);
+  small = !batch_tile && wgmma_batch_takes_small(t, m, n);
+  if (batch_tile) return true;
   const tuning::policy_numbers& p = small ? t.wgmma_small : t.wgmma;
   if (p.block_m == 0 || m <= 0 || n <= 0) return false;
   const int64_t tiles = kernel::tiles_for(m, p.block_m) * kernel::tiles_for(n, p.block_n);
   return products <= int64_t(INT32_MAX) / tiles && wgmma_tiles_fill(t, p, m, n, products, multiprocessors);
 }
 
-/// Whether device arrays of pointers to `products` m x n products (tgemm::gemm_batched(), host/indirect_dispatcher.cuh)
-/// run on the entry's sm_90a kernel, and on which tile (`small`): where a strided batch of that shape would
-/// (wgmma_batch_runs()), when TMA can step their leading dimensions (`lines`: lda and ldb multiples of 16 bytes).
-inline bool wgmma_pointer_arrays_fit(const tuning::tuning_values& t, int64_t m, int64_t n, int64_t products,
-                                     int64_t multiprocessors, bool lines, bool& small) {
-  small = false;
-  return lines && wgmma_batch_runs(t, m, n, products, multiprocessors, small);
+/// Whether device arrays of pointers to `products` m x n x k products (tgemm::gemm_batched(),
+/// host/indirect_dispatcher.cuh) run on the entry's sm_90a kernel, and on which tile (`small`, `batch_tile`): where a
+/// strided batch of that shape without a fused epilogue would (wgmma_batch_runs()), when TMA can step their leading
+/// dimensions (`lines`: lda and ldb multiples of 16 bytes).
+inline bool wgmma_pointer_arrays_fit(const tuning::tuning_values& t, int64_t m, int64_t n, int64_t k,
+                                     int64_t products, int64_t multiprocessors, bool lines, bool& small,
+                                     bool& batch_tile) {
+  small = batch_tile = false;
+  return lines && wgmma_batch_runs(t, m, n, k, products, multiprocessors, false, small, batch_tile);
 }
 
 /// Whether a batch of m x n products runs on the entry's products tile: the entry names one smaller than its small
@@ -290,11 +320,11 @@ class planner {
     const bool batched = call_.batch.count > 1;
     if (suits_gemv()) return plan_gemv(out);
     int64_t wgmma_slices = 1, wgmma_slice_steps = 0;
-    bool wgmma_small = false;
-    if (batched && suits_wgmma(call_.batch.count, wgmma_slices, wgmma_slice_steps, wgmma_small)) {
+    bool wgmma_small = false, wgmma_batch = false;
+    if (batched && suits_wgmma(call_.batch.count, wgmma_slices, wgmma_slice_steps, wgmma_small, &wgmma_batch)) {
       // The whole batch in one grid of the sm_90a kernel, unless an operand needs a copy first.
       plan in_grid = out;
-      const status s = plan_wgmma(in_grid, 1, 0, wgmma_small, call_.batch.count);
+      const status s = plan_wgmma(in_grid, 1, 0, wgmma_small, call_.batch.count, wgmma_batch);
       if (s != status::success) return s;
       if (!in_grid.repacked_a && !in_grid.repacked_b) {
         out = in_grid;
@@ -672,10 +702,12 @@ class planner {
   ///
   /// `products` > 1: a strided batch in one grid, its work items (product, tile) together filling wgmma_min_wave
   /// (never split), each tile at least wgmma_batch_min_use inside C; the smaller tile where wgmma_batch_takes_small
-  /// says so.
-  bool suits_wgmma(int64_t products, int64_t& slices, int64_t& slice_steps, bool& small) const {
+  /// says so, the batch tile (`*batch_tile`) where wgmma_batch_runs() says so.
+  bool suits_wgmma(int64_t products, int64_t& slices, int64_t& slice_steps, bool& small,
+                   bool* batch_tile = nullptr) const {
     slices = 1;
     small = false;
+    if (batch_tile != nullptr) *batch_tile = false;
     const tuning::policy_numbers& p = t_.wgmma;
     if (p.block_m == 0 || !facts_.wgmma_image) return false;
     const int64_t m = call_.problem.m, n = call_.problem.n, k = call_.problem.k;
@@ -692,7 +724,10 @@ class planner {
       const int64_t lines_a = call_.op_a == op::transpose ? m : k, lines_b = call_.op_b == op::none ? n : k;
       const bool apart = (call_.batch.stride_a == 0 || call_.batch.stride_a >= call_.problem.lda * lines_a) &&
                          (call_.batch.stride_b == 0 || call_.batch.stride_b >= call_.problem.ldb * lines_b);
-      return apart && wgmma_batch_runs(t_, m, n, products, sms, small);
+      bool on_batch_tile = false;
+      const bool runs = apart && wgmma_batch_runs(t_, m, n, k, products, sms, call_.fused, small, on_batch_tile);
+      if (batch_tile != nullptr) *batch_tile = runs && on_batch_tile;
+      return runs;
     }
     const tuning::policy_numbers& q = t_.wgmma_small;
     const int64_t small_tiles = q.block_m != 0 ? kernel::tiles_for(m, q.block_m) * kernel::tiles_for(n, q.block_n) : 0;
@@ -736,7 +771,8 @@ class planner {
   /// 16 bytes) are realigned in their own layout, then one kernel covers C (any op pair for 16-bit elements: wgmma
   /// reads K-major and MN-major tiles alike; TF32 reads K-major tiles only, so an operand stored along m or n is
   /// copied K-major first; 3xTF32 splits both operands into K-major TF32 parts; TMA zero-fills the ragged edges).
-  status plan_wgmma(plan& out, int64_t slices, int64_t slice_steps, bool small, int64_t products = 1) {
+  status plan_wgmma(plan& out, int64_t slices, int64_t slice_steps, bool small, int64_t products = 1,
+                    bool batch_tile = false) {
     const int64_t m = call_.problem.m, n = call_.problem.n;
     out.wgmma = true;
     if (status s = wgmma_operand(out, step_kind::pack_a, m, call_.op_a == op::transpose, call_.problem.a,
@@ -753,10 +789,12 @@ class planner {
     g.kind = step_kind::gemm;
     g.wgmma = true;
     g.wgmma_small = small;
+    g.wgmma_batch = batch_tile;
     g.rows = m, g.cols = n;
-    const tuning::policy_numbers& p = slices > 1 ? (small ? t_.wgmma_small_partials : t_.wgmma_partials)
-                                      : small    ? t_.wgmma_small
-                                                 : t_.wgmma;
+    const tuning::policy_numbers& p = slices > 1  ? (small ? t_.wgmma_small_partials : t_.wgmma_partials)
+                                      : batch_tile ? t_.wgmma_batch
+                                      : small      ? t_.wgmma_small
+                                                   : t_.wgmma;
     g.threads = p.threads;
     g.shared_bytes = p.shared_bytes;
     g.tiles_m = kernel::tiles_for(m, p.block_m);
@@ -955,6 +993,19 @@ class record_plans {
   /// The slot of the last of those (valid when indirect_calls() > 0).
   tuning::slot indirect_slot() const { return plan_recorder().indirect_slot; }
 };
+
+/// Marks which of a fused plan's unsplit large-tile steps run the table's ping-pong policy (plan_step::wgmma_pingpong):
+/// all of them where the entry names one (tuning.wgmma_fused), except, where the build has the cooperative tile's
+/// fused kernels (`cooperative_built`: a finite wgmma_fused_pingpong_max_k in the table), those of a product deeper
+/// than tuning.wgmma_fused_pingpong_max_k (the entry's, or a benchmark's through the tuning hook). The dispatcher
+/// calls it after make_plan() for a fused call; the plan's tiles and grid are the same either way.
+inline void mark_fused_large_steps(plan& p, int64_t k, const tuning::tuning_values& tuning, bool cooperative_built) {
+  for (int i = 0; i < p.step_count; ++i) {
+    plan_step& s = p.steps[i];
+    s.wgmma_pingpong = s.kind == step_kind::gemm && s.wgmma && !s.wgmma_small && s.slices == 1 &&
+                       tuning.wgmma_fused.block_m != 0 && (!cooperative_built || k <= tuning.wgmma_fused_pingpong_max_k);
+  }
+}
 
 /// The plan of tgemm::gemm() for a validated call (pure: no device work).
 template <class Types>

@@ -63,8 +63,9 @@ inline std::string describe(const plan& p, const tuning::tuning_values* tuning, 
         const tuning::policy_numbers* numbers = tuning == nullptr ? nullptr
                                                 : s.wgmma ? (s.float_partials ? (s.wgmma_small ? &tuning->wgmma_small_partials
                                                                                                : &tuning->wgmma_partials)
+                                                             : s.wgmma_batch  ? &tuning->wgmma_batch
                                                              : s.wgmma_small  ? &tuning->wgmma_small
-                                                             : p.fused && s.slices == 1 && tuning->wgmma_fused.block_m != 0
+                                                             : p.fused && s.wgmma_pingpong
                                                                  ? &tuning->wgmma_fused  // what the executor runs
                                                                  : &tuning->wgmma)
                                                 : s.float_partials ? &tuning->partials_slots[int(s.slot)]

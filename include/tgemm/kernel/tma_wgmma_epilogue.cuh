@@ -99,8 +99,10 @@ __device__ __forceinline__ void store_user_tma_tile(const Output& out, const Ter
 }
 
 /// Step 1 of store_fused_tile for the accumulators of one 64-column group: sum x (row factor x column factor) + (row
-/// bias + column bias [+ beta C when ReadC]), in place.
-template <class Policy, bool ReadC, int SplitCount>
+/// bias + column bias [+ beta C when ReadC]), in place. Without ColumnTerms (the call has neither column factors nor
+/// column biases) each value is the one multiply-add sum x row factor + row bias: the column terms' loads, their
+/// product with the row factor and their sum with the row bias cost three instructions per value otherwise.
+template <class Policy, bool ReadC, bool ColumnTerms, int SplitCount>
 __device__ __forceinline__ void fused_values(int group, float (&acc)[Policy::block_n / 2],
                                              const float (&acc_small)[SplitCount],
                                              const device::preloaded_terms<float> (&rows)[2],
@@ -113,8 +115,10 @@ __device__ __forceinline__ void fused_values(int group, float (&acc)[Policy::blo
   for (int chunk = 0; chunk < group_chunks; ++chunk) {
     const int j = group * group_chunks + chunk;
     device::preloaded_terms<float> cols[2];
+    if constexpr (ColumnTerms) {
 #pragma unroll
-    for (int e = 0; e < 2; ++e) cols[e] = columns.at(8 * j + e);
+      for (int e = 0; e < 2; ++e) cols[e] = columns.at(8 * j + e);
+    }
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
 #pragma unroll
@@ -122,13 +126,13 @@ __device__ __forceinline__ void fused_values(int group, float (&acc)[Policy::blo
         const int offset = 8 * j + e, i = 4 * j + 2 * h + e;  // the column, from the thread's first; the accumulator
         float sum = acc[i];
         if constexpr (Policy::split) sum += finite_or_zero(acc_small[i]);  // numeric.cuh: why
-        float addend = rows[h].bias + cols[e].bias;
+        float addend = ColumnTerms ? rows[h].bias + cols[e].bias : rows[h].bias;
         if constexpr (ReadC) {
           if (row_inside[h] && offset < columns.left) {
             addend = fmaf(beta, convert<float>(source_row[h][offset * ld_source]), addend);
           }
         }
-        acc[i] = fmaf(sum, rows[h].scale * cols[e].scale, addend);
+        acc[i] = fmaf(sum, ColumnTerms ? rows[h].scale * cols[e].scale : rows[h].scale, addend);
       }
     }
   }
@@ -178,6 +182,8 @@ __device__ __forceinline__ void store_fused_tile(const tma_wgmma_output<typename
     const int64_t row = row0 + lane / 4 + 8 * h;
     source_row[h] = terms.source ? terms.source + row + lane_col * ld_source : c_out + row + lane_col * out.ldc;
   }
+  // Whether the call has column terms (else step 1 is one multiply-add a value; with beta C it keeps them all).
+  const bool column_terms = columns.scale != nullptr || columns.bias != nullptr;
   // 2. The activation (the linear family's relu is in the bounds: device::preloaded_bounds). Steps 1 and 2 go 64
   // columns at a time: with no store or branch between them, ptxas would issue every column's loads at once and spill
   // the large tile's registers.
@@ -188,9 +194,14 @@ __device__ __forceinline__ void store_fused_tile(const tma_wgmma_output<typename
     // beta C joins the addend only when C is read: a test of beta per value, with C's address, cost the TMA path
     // (beta = 0) about eight instructions per value.
     if (read_c) {
-      fused_values<Policy, true>(group, acc, acc_small, rows, columns, row_inside, source_row, ld_source, out.beta);
+      fused_values<Policy, true, true>(group, acc, acc_small, rows, columns, row_inside, source_row, ld_source,
+                                       out.beta);
+    } else if (column_terms) {
+      fused_values<Policy, false, true>(group, acc, acc_small, rows, columns, row_inside, source_row, ld_source,
+                                        out.beta);
     } else {
-      fused_values<Policy, false>(group, acc, acc_small, rows, columns, row_inside, source_row, ld_source, out.beta);
+      fused_values<Policy, false, false>(group, acc, acc_small, rows, columns, row_inside, source_row, ld_source,
+                                         out.beta);
     }
     const int first = group * (group_columns / 2);  // the group's accumulators: first, first + 1, ...
     switch (device::family_of(terms.act)) {
@@ -218,6 +229,12 @@ __device__ __forceinline__ void store_fused_tile(const tma_wgmma_output<typename
         return;
       }
       constexpr int store_columns = Policy::epilogue_store_columns;
+      // The clamp, in place, once per tile and only where the bounds are finite: infinite ones (no clamp, no relu)
+      // leave every value as it is, NaN included, and two instructions a value are saved.
+      if (bounds.lower != -__int_as_float(0x7f800000) || bounds.upper != __int_as_float(0x7f800000)) {
+#pragma unroll
+        for (int i = 0; i < bn / 2; ++i) acc[i] = device::detail::clamp_keeping_nan(acc[i], bounds.lower, bounds.upper);
+      }
 #pragma unroll
       for (int pass = 0; pass < bn / store_columns; ++pass) {
         if (store_issuer) arch::tma_store_wait_read<0>();
@@ -229,9 +246,7 @@ __device__ __forceinline__ void store_fused_tile(const tma_wgmma_output<typename
 #pragma unroll
           for (int i = 0; i < 4; ++i) {  // rows g (+ 8), columns 2t and 2t + 1 of chunk j + i / 2
             const int index = 4 * (j + i / 2) + 2 * (i % 2);
-            packed[i] = pack_pair<element_c>(
-                device::detail::clamp_keeping_nan(acc[index], bounds.lower, bounds.upper),
-                device::detail::clamp_keeping_nan(acc[index + 1], bounds.lower, bounds.upper));
+            packed[i] = pack_pair<element_c>(acc[index], acc[index + 1]);
           }
           const int matrix = lane / 8, column = 16 * group + 8 * (matrix / 2) + lane % 8;
           const int unit = (2 * warp + matrix % 2) ^ (column % 8);

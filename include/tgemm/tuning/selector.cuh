@@ -272,6 +272,7 @@ struct tuning_values {
   policy_numbers wgmma_partials;             ///< Its split-K kernel's policy (block_m == 0: none).
   policy_numbers wgmma_small;                ///< Its smaller tile's policy (block_m == 0: none).
   policy_numbers wgmma_fused;                ///< Its large tile's policy with a fused epilogue (block_m == 0: wgmma).
+  int64_t wgmma_fused_pingpong_max_k = 0;    ///< See simt_f32_thresholds::wgmma_fused_pingpong_max_k.
   double wgmma_small_below_wave = 0;         ///< See simt_f32_thresholds::wgmma_small.
   double wgmma_small_min_wave = 0;           ///< See simt_f32_thresholds::wgmma_small_min_wave.
   int64_t wgmma_small_max_k = 0;             ///< See simt_f32_thresholds::wgmma_small_max_k.
@@ -279,6 +280,8 @@ struct tuning_values {
   policy_numbers wgmma_small_partials;       ///< The smaller tile's split-K kernel's policy (block_m == 0: none).
   bool wgmma_split_small = false;            ///< See simt_f32_thresholds::wgmma_split_small.
   bool wgmma_batch_small = false;            ///< See simt_f32_thresholds::wgmma_batch_small.
+  policy_numbers wgmma_batch;                ///< Its batch tile's policy (block_m == 0: none).
+  int64_t wgmma_batch_tile_max_k = 0;        ///< See simt_f32_thresholds::wgmma_batch.
   int64_t wgmma_split_min_k = 0;             ///< See simt_f32_thresholds::wgmma_split_min_k.
   int64_t wgmma_split_min_slice_k = 0;       ///< See simt_f32_thresholds::wgmma_split_min_k.
   int64_t wgmma_max_partials_bytes = 0;      ///< See simt_f32_thresholds::wgmma_max_partials_bytes.
@@ -340,13 +343,18 @@ tuning_values values_of() {
       using small_partials = wgmma_partials_t<typename Entry::wgmma_small>;
       if constexpr (!std::is_void<small_partials>::value) v.wgmma_small_partials = numbers_of<small_partials>();
     }
+    if constexpr (!std::is_void<typename Entry::wgmma_batch>::value) {
+      v.wgmma_batch = numbers_of<typename Entry::wgmma_batch>();
+    }
   }
   v.wgmma_small_below_wave = Entry::wgmma_small_below_wave;
   v.wgmma_small_min_wave = Entry::wgmma_small_min_wave;
   v.wgmma_small_max_k = Entry::wgmma_small_max_k;
+  v.wgmma_fused_pingpong_max_k = Entry::wgmma_fused_pingpong_max_k;
   v.wgmma_small_max_waves = Entry::wgmma_small_max_waves;
   v.wgmma_split_small = Entry::wgmma_split_small;
   v.wgmma_batch_small = Entry::wgmma_batch_small;
+  v.wgmma_batch_tile_max_k = Entry::wgmma_batch_tile_max_k;
   v.wgmma_split_min_k = Entry::wgmma_split_min_k;
   v.wgmma_split_min_slice_k = Entry::wgmma_split_min_slice_k;
   v.wgmma_max_partials_bytes = Entry::wgmma_max_partials_bytes;

@@ -139,6 +139,13 @@ struct simt_f32_thresholds {
   /// larger than one small tile (those keep the small mma.sync tile), and its tiles fill as above
   /// (detail::wgmma_batch_takes_small).
   static constexpr bool wgmma_batch_small = false;
+  /// The entry's batch tile (a wgmma_policy), or void for none: strided batches and pointer arrays without a fused
+  /// epilogue take it before the smaller and the large tile where detail::wgmma_batch_takes_batch_tile() says so (as
+  /// much of it as of the smaller tile inside C, and twice as much as of the large one, or the large tiles of the
+  /// whole batch under one wave with k at most wgmma_batch_tile_max_k). Only batched calls compile its kernels.
+  using wgmma_batch = void;
+  /// See wgmma_batch.
+  static constexpr int64_t wgmma_batch_tile_max_k = 0;
   /// Where those tiles would fill fewer, the sm_90a kernel splits k instead (float partial products, then the
   /// reduction) when k is at least wgmma_split_min_k, into slices at least wgmma_split_min_slice_k deep (rounded up
   /// to whole block_k steps), as many as one wave of blocks holds; wgmma_split_min_k = 0: it never splits (the other
@@ -160,6 +167,10 @@ struct simt_f32_thresholds {
   /// The policy that runs the large tile's problems when the call has a fused epilogue (tgemm::epilogue), or void:
   /// wgmma itself. Its tile order groups as many rows of C as wgmma's (wgmma_group_m of wgmma's tile rows).
   using wgmma_fused = void;
+  /// Where wgmma_fused names a policy: fused calls with k up to this run on it, deeper ones on wgmma's cooperative
+  /// tile with the fused stores (its epilogue is not hidden, but each tile copies fewer bytes per product). The largest
+  /// int64_t: every fused call runs wgmma_fused, and the cooperative fused kernels are not built.
+  static constexpr int64_t wgmma_fused_pingpong_max_k = INT64_MAX;
   /// See wgmma_small. Measured on an H200 (scratch probe, bf16 NN, against the 128 x 256 tile split as the plans split
   /// it; bench/results/h200-hopper-few-tiles.txt): 64 x 128 tiles unsplit ran 128 x 4096 x 4096 in 0.0264 ms against
   /// 0.0312, 256 x 4096 x 2048 0.0173 against 0.0277, 512 x 4096 x 2048 0.0260 against 0.0363 (64 tiles of the large

@@ -156,6 +156,12 @@ struct tensorop_f16_sm90 : tensorop_f16_sm80<Element, ElementC> {
   /// 64-row tiles copy 1.67 times the bytes per product), so plain calls keep wgmma. 128 x 128 ping-pong tiles (two
   /// m64n128 per k step) were slower than both (4096^3 fused 0.93-0.96x of the cooperative).
   using wgmma_fused = wgmma_policy<block_shape<64, 256, 64>, 4, Element, ElementC, math_mode::strict, true>;
+  /// See simt_f32_thresholds::wgmma_fused_pingpong_max_k. Provisional: through tgemm::gemm() the fused bias + GELU
+  /// calls past it ran at 0.969x (4096^3) and 1.045x (8192^3) cuBLASLt's on an H100, the ping-pong tile's at 0.917x
+  /// and 0.955x on an H200 (bench/results/h100-epilogue-a8b95b3.txt, h200-epilogue-0f28cae.txt: not one device,
+  /// not paired). The paired rows that set it: bench/pingpong_probe.cu's "coop fused" against "pp4 fused g16" by k,
+  /// and bench/user_op_probe.cu --depth (both epilogues, as planned and ping-pong at every depth).
+  static constexpr int64_t wgmma_fused_pingpong_max_k = 2048;
   /// A float C is written four bytes an element, without TMA stores, at the end of each small tile: with k = 4096
   /// the split large tile stayed ahead (H200, bf16 -> float: 256 x 2048 x 4096 0.0233 ms against 0.0256 unsplit, 64
   /// x 4096 x 4096 0.0255 against 0.0259; bench/results/h200-hopper-few-tiles.txt), so float C stops at 2048.
@@ -180,6 +186,18 @@ struct tensorop_f16_sm90 : tensorop_f16_sm80<Element, ElementC> {
   /// which keep the mma.sync tile; the others keep the large one (64 x 256^3 0.0134 against 0.0130-0.0132; 16 x
   /// 1024^3 0.0523 against 0.0674). Measured with a 16-bit C only: a float C keeps the large tile.
   static constexpr bool wgmma_batch_small = !std::is_same<ElementC, float>::value;
+  /// Batches of 128-wide products (simt_f32_thresholds::wgmma_batch): 128 x 128 tiles, two consumer warpgroups, four
+  /// stages, for a 16-bit C. On an H200 (bench/results/h200-strided-batched-tma-store.txt, section 1: the kernels
+  /// launched directly, bf16 NN, medians of 30, two rounds), ms on the tile the plan took -> 128 x 128: 512 x (128,
+  /// 128, 64) 0.0156, 0.0157 (64 x 128) -> 0.0141, 0.0141; 64 x 256^3 0.0134, 0.0134 (128 x 256) -> 0.0128, 0.0129;
+  /// 256 x 128^3 0.0129, 0.0129 (64 x 128) -> 0.0130, 0.0130; 96 x (512, 64, 512) 0.0237-0.0239 (64 x 128) ->
+  /// 0.0216-0.0218 (docs/performance.md, strided batches). Where the large tiles already make more than a wave, or
+  /// k is deep, the large tile stayed ahead: 96 x (512, 512, 64) 0.0206-0.0213 against 0.0227-0.0230, 256 x (256,
+  /// 256, 64) 0.0174 against 0.0186-0.0187, 8 x 2048^3 0.1845-0.1853 against 0.1972-0.1975.
+  using wgmma_batch = std::conditional_t<std::is_same<ElementC, float>::value, void,
+                                         wgmma_policy<block_shape<128, 128, 64>, 4, Element, ElementC>>;
+  /// See wgmma_batch: 64 x 256^3 (k = 256) took it with the large tiles under a wave, 8 x 2048^3 did not.
+  static constexpr int64_t wgmma_batch_tile_max_k = 512;
   /// Batches of products of at most 32 x 64 (or 64 x 32): tensorop_f16_products_policy, a warp a tile.
   using products = tensorop_f16_products_policy<Element, ElementC>;
   /// The entry whose kernels write a split step's float partials (void: C is float, the partials are C's type).
