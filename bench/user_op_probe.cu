@@ -6,9 +6,11 @@
 // waits for the host); (3) host microseconds to issue one call; and how many elements of D the two calls write
 // differently (the lambda's arithmetic is not the built-in's to the last bit: float's tanhf against the built-in
 // formula, FMA contraction).
-// With --depth: only the 16-bit shapes deeper than the bf16 table's wgmma_fused_pingpong_max_k, each twice in a row:
-// as planned (the cooperative tile's fused kernel) and with a tuning hook that puts every fused large-tile step on
-// the ping-pong tile (`pp` rows): which tile each of the two epilogues should take at depth.
+// With --depth: deep 16-bit shapes, each twice in a row: as planned (past a finite wgmma_fused_pingpong_max_k in the
+// bf16 table, the cooperative tile's fused kernel) and with a tuning hook that puts every fused large-tile step on
+// the ping-pong tile (`pp` rows): which tile each of the two epilogues should take at depth. The table's value is the
+// largest int64_t until that is measured (tuning/tensorop_f16.cuh), and then both rows run the ping-pong tile: build
+// it against a table with 2048 there (as 9bdd691's) to compare.
 // Usage: user_op_probe [--depth]
 #include <tgemm/gemm.cuh>
 #include <cuda_bf16.h>

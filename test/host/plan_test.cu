@@ -735,12 +735,13 @@ TEST_CASE("16-bit plans on an H200 running the sm_90a image: the Hopper kernel w
   CHECK(p.steps[p.step_count - 1].wgmma_pingpong);
   const std::string fused_text = tgemm::detail::describe(p, &values, "bf16", 4096, 4096, 4096);
   CHECK(fused_text.find("gemm wgmma wgmma_bf16_b64x256x64_s4_pingpong_c_bf16") != std::string::npos);
-  if (max_k < INT64_MAX) {
-    tgemm::detail::mark_fused_large_steps(p, max_k + 1, values, true);
-    CHECK_FALSE(p.steps[p.step_count - 1].wgmma_pingpong);
-    CHECK(tgemm::detail::describe(p, &values, "bf16", 4096, 4096, 4096).find(
-              "gemm wgmma wgmma_bf16_b128x256x64_s4_c_bf16") != std::string::npos);
-  }
+  // Past a finite threshold (the table's, or 2048 where the table keeps every fused call on the ping-pong tile).
+  tgemm::tuning::tuning_values finite = values;
+  if (max_k == INT64_MAX) finite.wgmma_fused_pingpong_max_k = 2048;
+  tgemm::detail::mark_fused_large_steps(p, finite.wgmma_fused_pingpong_max_k + 1, finite, true);
+  CHECK_FALSE(p.steps[p.step_count - 1].wgmma_pingpong);
+  CHECK(tgemm::detail::describe(p, &finite, "bf16", 4096, 4096, 4096).find(
+            "gemm wgmma wgmma_bf16_b128x256x64_s4_c_bf16") != std::string::npos);
   tgemm::detail::mark_fused_large_steps(p, INT64_MAX, values, false);  // a build without them: ping-pong at any k
   CHECK(p.steps[p.step_count - 1].wgmma_pingpong);
   CHECK(values.wgmma_fused.block_m == 64);
