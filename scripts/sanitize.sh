@@ -21,8 +21,8 @@
 #     a partial last vector of k, split k with its reduction, a batch in one grid;
 #   - the fused epilogues ([sanitize] of tgemm_gpu_epilogue_tests, every tool): tiles with a separate D, split k with
 #     the reduction applying the epilogue, GEMV, a batch in one grid, the Hopper kernel (its small tile, and the
-#     ping-pong tile that runs the large tile's fused calls, several tiles per consumer, and the cooperative tile that
-#     runs those deeper than the table's wgmma_fused_pingpong_max_k); float and bfloat16;
+#     ping-pong tile that runs the large tile's fused calls, several tiles per consumer, and, where the table's
+#     wgmma_fused_pingpong_max_k is finite, the cooperative tile that runs those deeper); float and bfloat16;
 #   - pointer arrays and device-side group sizes ([sanitize] of tgemm_gpu_indirect_tests, every tool): ragged tiles,
 #     the products tile, a misaligned product (the direct loop), a null C skipped, experts with an empty group and
 #     k = 0;

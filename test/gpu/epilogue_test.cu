@@ -356,8 +356,9 @@ TEST_CASE("fused epilogue under compute-sanitizer: tiles, split k, GEMV, a separ
   batch_case wide;  // the large tile on an H200: bf16's ping-pong kernel, several tiles per consumer, ragged
   wide.m = 4104, wide.n = 2000, wide.k = 64, wide.ep.act = activation::gelu_tanh, wide.ep.row_bias = true;
   run(wide);
-  // Deeper than the bf16 table's wgmma_fused_pingpong_max_k: the cooperative tile's fused kernel (72 unsplit 128 x 256
-  // tiles on an H200), bf16 only (the float call's SIMT tiles add minutes under the sanitizers and nothing new).
+  // Deeper than the bf16 table's wgmma_fused_pingpong_max_k, where it is finite: the cooperative tile's fused kernel
+  // (72 unsplit 128 x 256 tiles on an H200), bf16 only (the float call's SIMT tiles add minutes under the sanitizers
+  // and nothing new).
   using table = tgemm::tuning::table_for<__nv_bfloat16, __nv_bfloat16, tgemm::math_mode::strict>::type;
   if constexpr (table::wgmma_fused_pingpong_max_k <= 4096) {
     batch_case cooperative;
