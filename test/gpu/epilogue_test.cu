@@ -14,6 +14,7 @@
 #include "random.hpp"
 
 #include <cuda/std/mdspan>
+#include <algorithm>
 
 #include <cstdint>
 #include <cstring>
@@ -126,7 +127,9 @@ void run_type_suite(tgemm::math_mode math) {
       if (max_k <= 4096) {
         cooperative_expected = true;
         batch_case deep_wide;
-        deep_wide.m = 2104, deep_wide.n = 2000, deep_wide.k = max_k + 72, deep_wide.beta = 0.0f;
+        // std::min: the branch is compiled where max_k is the largest int64_t too, and max_k + 72 would overflow.
+        deep_wide.m = 2104, deep_wide.n = 2000, deep_wide.k = std::min<int64_t>(max_k, 4096) + 72;
+        deep_wide.beta = 0.0f;
         deep_wide.ep.act = activation::gelu_tanh, deep_wide.ep.row_bias = true;
         run(deep_wide);
         deep_wide.beta = 0.5f, deep_wide.op_a = op::transpose, deep_wide.ep.act = activation::silu;
@@ -362,7 +365,8 @@ TEST_CASE("fused epilogue under compute-sanitizer: tiles, split k, GEMV, a separ
   using table = tgemm::tuning::table_for<__nv_bfloat16, __nv_bfloat16, tgemm::math_mode::strict>::type;
   if constexpr (table::wgmma_fused_pingpong_max_k <= 4096) {
     batch_case cooperative;
-    cooperative.m = 1536, cooperative.n = 1536, cooperative.k = table::wgmma_fused_pingpong_max_k + 72;
+    cooperative.m = 1536, cooperative.n = 1536;
+    cooperative.k = std::min<int64_t>(table::wgmma_fused_pingpong_max_k, 4096) + 72;  // std::min: as deep_wide's
     cooperative.ep.on = true, cooperative.ep.act = activation::gelu_tanh, cooperative.ep.row_bias = true;
     run_batch<__nv_bfloat16, __nv_bfloat16>(cooperative);
   }
