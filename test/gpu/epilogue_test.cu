@@ -14,8 +14,8 @@
 #include "random.hpp"
 
 #include <cuda/std/mdspan>
-#include <algorithm>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <limits>
