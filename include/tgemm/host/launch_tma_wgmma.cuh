@@ -421,11 +421,9 @@ struct wgmma_kernels {
           s != status::success) {
         return s;
       }
-      // A dependent launch: the grouped kernel's blocks start and set up while the preparation runs.
-      return launch_kernel_dependent(grouped, dim3(unsigned(blocks > 0 ? blocks : 1)), dim3(Policy::threads),
-                                     Policy::shared_bytes, stream, device,
-                                     "launching the Hopper kernel for device-side groups", unused, unused, unused, out,
-                                     groups);
+      return launch_kernel(grouped, dim3(unsigned(blocks > 0 ? blocks : 1)), dim3(Policy::threads),
+                           Policy::shared_bytes, stream, device, "launching the Hopper kernel for device-side groups",
+                           unused, unused, unused, out, groups);
     });
   }
 

@@ -101,23 +101,6 @@ status launch_kernel(void (*kernel)(Parameters...), dim3 grid, dim3 block, int s
   return fail_cuda(error, device, what);
 }
 
-/// launch_kernel() for a kernel that may start before the kernel before it in `stream` has finished (programmatic
-/// dependent launch, sm_90 and newer): it must wait for it (arch::wait_for_prerequisite_grids) before reading what
-/// that kernel writes, and that kernel lets it start (arch::launch_dependent_grids).
-template <class... Parameters, class... Arguments>
-status launch_kernel_dependent(void (*kernel)(Parameters...), dim3 grid, dim3 block, int shared_bytes,
-                               cudaStream_t stream, int device, const char* what, Arguments... arguments) {
-  cudaLaunchAttribute attribute{};
-  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attribute.val.programmaticStreamSerializationAllowed = 1;
-  cudaLaunchConfig_t config = launch_config(grid, block, shared_bytes, stream, dim3(1, 1, 1), attribute);
-  config.attrs = &attribute;
-  config.numAttrs = 1;
-  const cudaError_t error = cudaLaunchKernelEx(&config, kernel, arguments...);
-  if (error == cudaSuccess) return status::success;
-  return fail_cuda(error, device, what);
-}
-
 /// launch_kernel() with the blocks in clusters of shape `cluster` (each grid dimension a multiple of the cluster's): the
 /// blocks of a cluster run at once, on multiprocessors that reach each other's shared memory (arch/cluster.cuh).
 template <class... Parameters, class... Arguments>

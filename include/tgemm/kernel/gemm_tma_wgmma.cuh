@@ -32,7 +32,6 @@
 #include <type_traits>
 
 #include "../arch/cluster.cuh"
-#include "../arch/dependent_launch.cuh"
 #include "../arch/mbarrier.cuh"
 #include "../arch/named_barrier.cuh"
 #include "../arch/stmatrix.cuh"
@@ -257,7 +256,7 @@ __global__ void __launch_bounds__(Policy::threads, 1)
   const int rows_walked = cluster > 1 ? (tiles_m + cluster - 1) / cluster : tiles_m;
   const int tiles = rows_walked * tiles_n;  // the host keeps it below 2^31
   int items = tiles * (SlicedK ? out.slices : out.batches);  // so is this
-  if constexpr (Grouped && !device_groups) items = groups.total_items();
+  if constexpr (Grouped) items = groups.total_items();
   static_assert(!SlicedK || std::is_same<typename Policy::element_c, float>::value,
                 "split-K partial products are float");
 
@@ -269,6 +268,7 @@ __global__ void __launch_bounds__(Policy::threads, 1)
                   "the device-side groups' table does not fit beside the policy's shared memory");
     __shared__ group_summary table[Groups::table_capacity];
     group_table = table;
+    groups.fill(table);
   }
 
   if (threadIdx.x == 0) {
@@ -279,13 +279,6 @@ __global__ void __launch_bounds__(Policy::threads, 1)
     }
     if constexpr (pingpong) arch::mbarrier_init(&turn[0], 1), arch::mbarrier_init(&turn[1], 1);
     arch::mbarrier_init_fence();
-  }
-  if constexpr (device_groups) {
-    // Launched as a dependent of kernel::prepare_device_groups (host/launch_tma_wgmma.cuh): the block started while
-    // the descriptions were being written, and reads none of them before they are all written and visible.
-    arch::wait_for_prerequisite_grids();
-    items = groups.total_items();
-    groups.fill(group_table);
   }
   if constexpr (cluster > 1) {
     arch::cluster_sync();  // the other block's barriers are ready before a copy or an arrival reaches them
