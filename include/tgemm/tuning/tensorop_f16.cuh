@@ -156,15 +156,14 @@ struct tensorop_f16_sm90 : tensorop_f16_sm80<Element, ElementC> {
   /// 64-row tiles copy 1.67 times the bytes per product), so plain calls keep wgmma. 128 x 128 ping-pong tiles (two
   /// m64n128 per k step) were slower than both (4096^3 fused 0.93-0.96x of the cooperative).
   using wgmma_fused = wgmma_policy<block_shape<64, 256, 64>, 4, Element, ElementC, math_mode::strict, true>;
-  /// See simt_f32_thresholds::wgmma_fused_pingpong_max_k. Off (every fused call on the ping-pong tile) until a paired
-  /// run shows the cooperative tile's fused kernel ahead at depth: its eight kernels take a fused 16-bit translation
-  /// unit from 72 to 114 s (cmake/tgemm_compiled_fused_bfloat16.cu, sm_90a), and what has run is not a pair (at 2048,
-  /// through tgemm::gemm(), the fused bias + GELU calls past it ran at 0.969x (4096^3) and 1.045x (8192^3) cuBLASLt's
-  /// on an H100, the ping-pong tile's at 0.917x and 0.955x on an H200: bench/results/h100-epilogue-a8b95b3.txt,
-  /// h200-epilogue-0f28cae.txt). The rows that decide it: bench/pingpong_probe.cu's "coop fused" against "pp4 fused
-  /// g16" by k, and bench/user_op_probe.cu --depth built with this value finite (both epilogues, cooperative and
-  /// ping-pong at every depth).
-  static constexpr int64_t wgmma_fused_pingpong_max_k = INT64_MAX;
+  /// See simt_f32_thresholds::wgmma_fused_pingpong_max_k. Fused calls deeper than 2048 run the cooperative tile's
+  /// fused kernel: with the epilogue's one multiply-add a value it no longer needs the ping-pong tile to hide its
+  /// stores there, and it copies fewer bytes per product. Paired on an H100 (bench/pingpong_probe.cu, kernels of
+  /// ec72474, bias + GELU; bench/results/h100-issue15-ec72474.txt), cooperative / ping-pong 64 x 256 in 4 stages:
+  /// 4096^3 0.1892 / 0.1986 ms, 8192^3 1.7233 / 1.7283; at 2048^3 the ping-pong tile leads (0.0358 / 0.0328) and at
+  /// 16384 x 4096 x 1024 they are level (0.2339 / 0.2318). Its eight kernels cost a fused 16-bit translation unit
+  /// about 40 s of compiling (cmake/tgemm_compiled_fused_bfloat16.cu, sm_90a: 72 -> 114 s).
+  static constexpr int64_t wgmma_fused_pingpong_max_k = 2048;
   /// A float C is written four bytes an element, without TMA stores, at the end of each small tile: with k = 4096
   /// the split large tile stayed ahead (H200, bf16 -> float: 256 x 2048 x 4096 0.0233 ms against 0.0256 unsplit, 64
   /// x 4096 x 4096 0.0255 against 0.0259; bench/results/h200-hopper-few-tiles.txt), so float C stops at 2048.
