@@ -8,9 +8,9 @@
 // formula, FMA contraction).
 // With --depth: deep 16-bit shapes, each twice in a row: as planned (past a finite wgmma_fused_pingpong_max_k in the
 // bf16 table, the cooperative tile's fused kernel) and with a tuning hook that puts every fused large-tile step on
-// the ping-pong tile (`pp` rows): which tile each of the two epilogues should take at depth. The table's value is the
-// largest int64_t until that is measured (tuning/tensorop_f16.cuh), and then both rows run the ping-pong tile: build
-// it against a table with 2048 there (as 9bdd691's) to compare.
+// the ping-pong tile (`pp` rows): which tile each of the two epilogues should take at depth. The bf16 table's value is
+// 2048 (tuning/tensorop_f16.cuh); against a table with the largest int64_t there (ec72474's) both rows run the
+// ping-pong tile.
 // Usage: user_op_probe [--depth]
 #include <tgemm/gemm.cuh>
 #include <cuda_bf16.h>
